@@ -1,0 +1,659 @@
+"""The numba move generator: whole moves, make-move, perft.
+
+Everything here works on plain int64 scalars and arrays so that it compiles
+with ``numba.njit(cache=True)`` and runs unchanged as Python when
+``NUMBA_DISABLE_JIT=1`` (the pure-Python fallback is this same code).
+
+Layouts (all ``int64``):
+
+``state`` (``STATE_SIZE`` words) -- one position::
+
+    [S_WHITE]  bitboard of White's pieces      (padded bits, see geometry.py)
+    [S_BLACK]  bitboard of Black's pieces
+    [S_KINGS]  bitboard of kings of either colour
+    [S_TURN]   0 = White to move, 1 = Black to move
+    [S_CLOCK]  plies since the last capture (or promotion, per the variant)
+    [S_PLY]    plies played since the start position / FEN
+
+``params`` (``PARAMS_SIZE`` words) -- the rules and board, from :func:`make_params`.
+
+``moves`` (``[MAX_MOVES, MOVE_FIELDS]``) -- one row per whole move::
+
+    [M_FROM] [M_TO]   bit positions of start and end square
+    [M_CAPT]          bitboard of the captured pieces (0 for a plain move)
+    [M_PROMO]         1 if the moving man ends the move as a king
+    [M_KEY]           capture priority key (the precedence rules compare it)
+    [M_LEGS]          number of legs (1 for a plain move, = pieces captured otherwise)
+    [M_PATH + i]      bit position where leg i lands (i < M_LEGS)
+
+Moves are unique by (start, end, captured set, promotes): a second route that
+takes the same pieces to the same square is dropped as it is generated (the
+published "drop duplicates" perft convention). Precedence rules are applied
+as captures are generated: each capture gets a key whose order is the
+variant's priority, and only captures with the best key are kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._bits import lowest_bit, popcount
+from .geometry import geometry
+from .variants import Rules
+
+__all__ = [
+    "STATE_SIZE",
+    "MAX_MOVES",
+    "MOVE_FIELDS",
+    "make_params",
+    "generate_moves",
+    "apply_move",
+    "perft_count",
+    "count_moves",
+    "new_move_buffer",
+    "new_scratch",
+    "MoveBufferOverflow",
+]
+
+# state words
+S_WHITE = 0
+S_BLACK = 1
+S_KINGS = 2
+S_TURN = 3
+S_CLOCK = 4
+S_PLY = 5
+STATE_SIZE = 8
+
+# params words
+P_H = 0
+P_MASK = 1
+P_PROMO_WHITE = 2
+P_PROMO_BLACK = 3
+P_MEN_BACK = 4
+P_KINGS_FLY = 5
+P_MEN_CAPTURE_KINGS = 6
+P_KEY_MOST_PIECES = 7
+P_KEY_KING_FIRST = 8
+P_KEY_MOST_KINGS = 9
+P_KEY_EARLIEST = 10
+P_MID_PROMOTION = 11
+P_FORCED = 12
+P_REMOVE_AT_END = 13
+P_DRAW_PLIES = 14
+P_DRAW_RESET_PROMO = 15
+P_KEEP_ROUTES = 16
+PARAMS_SIZE = 20
+
+# move fields
+M_FROM = 0
+M_TO = 1
+M_CAPT = 2
+M_PROMO = 3
+M_KEY = 4
+M_LEGS = 5
+M_PATH = 6
+MAX_LEGS = 26
+MOVE_FIELDS = M_PATH + MAX_LEGS
+MAX_MOVES = 1024
+
+# scratch words (per generator call)
+X_COUNT = 0  # moves written so far
+X_BEST = 1  # best capture key so far
+X_OVERFLOW = 2  # set when the move buffer or the path overflowed
+X_PATH = 4  # path being built by the capture search
+
+# Mid-capture promotion modes (MidCapturePromotion values)
+MID_ENDS = 0
+MID_CONTINUES = 1
+MID_AT_END_ONLY = 2
+
+
+class MoveBufferOverflow(RuntimeError):
+    """More moves (or legs) than the fixed buffers hold; never seen in real play."""
+
+
+def make_params(rules: Rules) -> np.ndarray:
+    """The ``params`` array the kernels read, from a :class:`Rules`."""
+    g = geometry(rules.board_size)
+    p = np.zeros(PARAMS_SIZE, dtype=np.int64)
+    p[P_H] = g.per_row
+    p[P_MASK] = g.mask
+    p[P_PROMO_WHITE] = g.top_row_bits
+    p[P_PROMO_BLACK] = g.bottom_row_bits
+    p[P_MEN_BACK] = rules.men_capture_backwards
+    p[P_KINGS_FLY] = rules.kings_fly
+    p[P_MEN_CAPTURE_KINGS] = rules.men_capture_kings
+    p[P_KEY_MOST_PIECES] = rules.capture_most_pieces
+    p[P_KEY_KING_FIRST] = rules.capture_with_king_first
+    p[P_KEY_MOST_KINGS] = rules.capture_most_kings
+    p[P_KEY_EARLIEST] = rules.capture_kings_earliest
+    p[P_MID_PROMOTION] = int(rules.mid_capture_promotion)
+    p[P_FORCED] = rules.forced_capture
+    p[P_REMOVE_AT_END] = rules.remove_captured_at_end
+    p[P_DRAW_PLIES] = rules.draw_plies
+    p[P_DRAW_RESET_PROMO] = rules.draw_counter_resets_on_promotion
+    return p
+
+
+def new_move_buffer(depth: int = 0) -> np.ndarray:
+    """A move buffer: ``[MAX_MOVES, MOVE_FIELDS]``, or ``[depth, MAX_MOVES, MOVE_FIELDS]``."""
+    shape = (MAX_MOVES, MOVE_FIELDS) if depth == 0 else (depth, MAX_MOVES, MOVE_FIELDS)
+    return np.zeros(shape, dtype=np.int64)
+
+
+def new_scratch() -> np.ndarray:
+    return np.zeros(SCRATCH_SIZE, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _delta(h, d):
+    if d == 0:
+        return -(h + 1)
+    if d == 1:
+        return -h
+    if d == 2:
+        return h
+    return h + 1
+
+
+@njit(cache=True, inline="always")
+def _shift(x, delta):
+    if delta > 0:
+        return x << delta
+    return x >> (-delta)
+
+
+@njit(cache=True, inline="always")
+def _on_board(mask, q):
+    return q >= 0 and q < 63 and ((mask >> q) & 1) == 1
+
+
+@njit(cache=True)
+def _emit_capture(params, moves, scratch, start, end, captured, promo, key, nlegs):
+    if key < scratch[X_BEST]:
+        return
+    n = scratch[X_COUNT]
+    if key > scratch[X_BEST]:
+        n = 0
+        scratch[X_BEST] = key
+    if params[P_KEEP_ROUTES] == 0:
+        for i in range(n):
+            if (
+                moves[i, M_TO] == end
+                and moves[i, M_FROM] == start
+                and moves[i, M_CAPT] == captured
+                and moves[i, M_PROMO] == promo
+            ):
+                scratch[X_COUNT] = n
+                return
+    if n >= moves.shape[0] or nlegs > MAX_LEGS:
+        scratch[X_OVERFLOW] = 1
+        scratch[X_COUNT] = n
+        return
+    moves[n, M_FROM] = start
+    moves[n, M_TO] = end
+    moves[n, M_CAPT] = captured
+    moves[n, M_PROMO] = promo
+    moves[n, M_KEY] = key
+    moves[n, M_LEGS] = nlegs
+    for i in range(nlegs):
+        moves[n, M_PATH + i] = scratch[X_PATH + i]
+    scratch[X_COUNT] = n + 1
+
+
+@njit(cache=True)
+def _capture_key(params, nlegs, start_king, captured, kings, order):
+    key = 0
+    if params[P_KEY_MOST_PIECES]:
+        key |= nlegs << 40
+    if params[P_KEY_KING_FIRST]:
+        key |= start_king << 39
+    if params[P_KEY_MOST_KINGS]:
+        key |= popcount(captured & kings) << 32
+    if params[P_KEY_EARLIEST]:
+        key |= order
+    return key
+
+
+@njit(cache=True)
+def _finish_capture(params, moves, scratch, start, pos, is_king, start_king, captured, kings, order, nlegs, turn):
+    promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
+    promo = 0
+    if start_king == 0 and (is_king == 1 or ((promo_row >> pos) & 1) == 1):
+        promo = 1
+    key = _capture_key(params, nlegs, start_king, captured, kings, order)
+    _emit_capture(params, moves, scratch, start, pos, captured, promo, key, nlegs)
+
+
+# capture-search stack frame fields (one frame per leg depth)
+F_POS = 0  # square the piece stands on
+F_KING = 1  # whether it moves as a king now
+F_CAPT = 2  # pieces captured so far
+F_ORDER = 3  # king-order bits of the captures so far
+F_DIR = 4  # next direction to try
+F_FOUND = 5  # some capture was possible from here
+F_LAND = 6  # landing square being explored (current group)
+F_LAST = 7  # one step past the last landing square of the group
+F_FIRST = 8  # first landing square of the group
+F_DELTA = 9  # direction shift of the group
+F_ANY = 10  # some landing of the group continued the capture
+F_NEXT_CAPT = 11  # captured set after this group's jump
+F_NEXT_ORDER = 12
+F_NEXT_KING = 13  # king flag the piece lands with
+FRAME_FIELDS = 14
+X_STACK = X_PATH + MAX_LEGS + 2
+SCRATCH_SIZE = X_STACK + (MAX_LEGS + 1) * FRAME_FIELDS
+
+
+@njit(cache=True)
+def _frame(k, field):
+    return X_STACK + k * FRAME_FIELDS + field
+
+
+@njit(cache=True)
+def _capture_search(params, moves, scratch, start, start_king, occupied, opponents, kings, turn):
+    """Emit every complete capture sequence of the piece on ``start``.
+
+    Depth-first search with an explicit stack (numba cannot cache recursive
+    functions). ``occupied`` excludes the moving piece. A flying king that can
+    continue from some landing squares beyond a captured piece must land on
+    one of those; captures with the best priority key are kept.
+    """
+    h = params[P_H]
+    mask = params[P_MASK]
+    promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
+    mid_mode = params[P_MID_PROMOTION]
+    flying = params[P_KINGS_FLY]
+    men_back = params[P_MEN_BACK]
+    at_end = params[P_REMOVE_AT_END]
+    men_take_kings = params[P_MEN_CAPTURE_KINGS]
+    k = 0
+    scratch[_frame(0, F_POS)] = start
+    scratch[_frame(0, F_KING)] = start_king
+    scratch[_frame(0, F_CAPT)] = 0
+    scratch[_frame(0, F_ORDER)] = 0
+    scratch[_frame(0, F_DIR)] = 0
+    scratch[_frame(0, F_FOUND)] = 0
+    returned = -1
+    while True:
+        base = X_STACK + k * FRAME_FIELDS
+        if returned >= 0:
+            scratch[base + F_ANY] |= returned
+            returned = -1
+            land = scratch[base + F_LAND] + scratch[base + F_DELTA]
+            scratch[base + F_LAND] = land
+            if land != scratch[base + F_LAST]:
+                scratch[X_PATH + k] = land
+                child = base + FRAME_FIELDS
+                scratch[child + F_POS] = land
+                scratch[child + F_KING] = scratch[base + F_NEXT_KING]
+                scratch[child + F_CAPT] = scratch[base + F_NEXT_CAPT]
+                scratch[child + F_ORDER] = scratch[base + F_NEXT_ORDER]
+                scratch[child + F_DIR] = 0
+                scratch[child + F_FOUND] = 0
+                k += 1
+                continue
+            if scratch[base + F_ANY] == 0:
+                land = scratch[base + F_FIRST]
+                while land != scratch[base + F_LAST]:
+                    scratch[X_PATH + k] = land
+                    _finish_capture(
+                        params, moves, scratch, start, land, scratch[base + F_NEXT_KING], start_king,
+                        scratch[base + F_NEXT_CAPT], kings, scratch[base + F_NEXT_ORDER], k + 1, turn,
+                    )
+                    land += scratch[base + F_DELTA]
+        pos = scratch[base + F_POS]
+        is_king = scratch[base + F_KING]
+        captured = scratch[base + F_CAPT]
+        blockers = occupied if at_end == 1 else occupied & ~captured
+        targets = opponents & ~captured
+        if is_king == 0 and men_take_kings == 0:
+            targets &= ~kings
+        pushed = False
+        while scratch[base + F_DIR] < 4:
+            d = scratch[base + F_DIR]
+            scratch[base + F_DIR] = d + 1
+            if is_king == 0 and men_back == 0 and ((turn == 0 and d >= 2) or (turn == 1 and d < 2)):
+                continue
+            delta = _delta(h, d)
+            q = pos + delta
+            if is_king == 1 and flying == 1:
+                while _on_board(mask, q) and ((blockers >> q) & 1) == 0:
+                    q += delta
+            if not _on_board(mask, q) or ((targets >> q) & 1) == 0:
+                continue
+            first = q + delta
+            last = first
+            if is_king == 1 and flying == 1:
+                while _on_board(mask, last) and ((blockers >> last) & 1) == 0:
+                    last += delta
+            elif _on_board(mask, first) and ((blockers >> first) & 1) == 0:
+                last = first + delta
+            if last == first:
+                continue
+            if k + 1 >= MAX_LEGS:
+                scratch[X_OVERFLOW] = 1
+                continue
+            scratch[base + F_FOUND] = 1
+            next_captured = captured | (1 << q)
+            next_order = scratch[base + F_ORDER]
+            if ((kings >> q) & 1) == 1 and k < 31:
+                next_order |= 1 << (31 - k)
+            next_king = is_king
+            if is_king == 0 and ((promo_row >> first) & 1) == 1:
+                if mid_mode == MID_ENDS:
+                    scratch[X_PATH + k] = first
+                    _finish_capture(
+                        params, moves, scratch, start, first, 1, start_king, next_captured, kings, next_order, k + 1, turn
+                    )
+                    continue
+                if mid_mode == MID_CONTINUES:
+                    next_king = 1
+            scratch[base + F_FIRST] = first
+            scratch[base + F_LAST] = last
+            scratch[base + F_LAND] = first
+            scratch[base + F_DELTA] = delta
+            scratch[base + F_ANY] = 0
+            scratch[base + F_NEXT_CAPT] = next_captured
+            scratch[base + F_NEXT_ORDER] = next_order
+            scratch[base + F_NEXT_KING] = next_king
+            scratch[X_PATH + k] = first
+            child = base + FRAME_FIELDS
+            scratch[child + F_POS] = first
+            scratch[child + F_KING] = next_king
+            scratch[child + F_CAPT] = next_captured
+            scratch[child + F_ORDER] = next_order
+            scratch[child + F_DIR] = 0
+            scratch[child + F_FOUND] = 0
+            k += 1
+            pushed = True
+            break
+        if pushed:
+            continue
+        returned = scratch[base + F_FOUND]
+        k -= 1
+        if k < 0:
+            return
+
+
+@njit(cache=True)
+def _has_capture(params, own, opponents, kings, turn):
+    """Whether the side owning ``own`` has any capture (cheap bitboard test)."""
+    h = params[P_H]
+    mask = params[P_MASK]
+    empty = mask & ~(own | opponents)
+    men = own & ~kings
+    own_kings = own & kings
+    men_targets = opponents
+    if params[P_MEN_CAPTURE_KINGS] == 0:
+        men_targets = opponents & ~kings
+    for d in range(4):
+        if params[P_MEN_BACK] == 0 and ((turn == 0 and d >= 2) or (turn == 1 and d < 2)):
+            continue
+        delta = _delta(h, d)
+        if _shift(_shift(men, delta) & men_targets, delta) & empty:
+            return True
+    if own_kings == 0:
+        return False
+    if params[P_KINGS_FLY] == 0:
+        for d in range(4):
+            delta = _delta(h, d)
+            if _shift(_shift(own_kings, delta) & opponents, delta) & empty:
+                return True
+        return False
+    occupied = own | opponents
+    ks = own_kings
+    while ks:
+        s = lowest_bit(ks)
+        ks &= ks - 1
+        for d in range(4):
+            delta = _delta(h, d)
+            q = s + delta
+            while _on_board(mask, q) and ((occupied >> q) & 1) == 0:
+                q += delta
+            if _on_board(mask, q) and ((opponents >> q) & 1) == 1:
+                land = q + delta
+                if _on_board(mask, land) and ((occupied >> land) & 1) == 0:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _generate_captures(params, own, opponents, kings, turn, moves, scratch):
+    occupied_all = own | opponents
+    pieces = own
+    while pieces:
+        s = lowest_bit(pieces)
+        pieces &= pieces - 1
+        _capture_search(params, moves, scratch, s, (kings >> s) & 1, occupied_all & ~(1 << s), opponents, kings, turn)
+
+
+@njit(cache=True)
+def _emit_plain(moves, scratch, start, end, promo):
+    n = scratch[X_COUNT]
+    if n >= moves.shape[0]:
+        scratch[X_OVERFLOW] = 1
+        return
+    moves[n, M_FROM] = start
+    moves[n, M_TO] = end
+    moves[n, M_CAPT] = 0
+    moves[n, M_PROMO] = promo
+    moves[n, M_KEY] = -1
+    moves[n, M_LEGS] = 1
+    moves[n, M_PATH] = end
+    scratch[X_COUNT] = n + 1
+
+
+@njit(cache=True)
+def _generate_plain(params, own, opponents, kings, turn, moves, scratch):
+    h = params[P_H]
+    mask = params[P_MASK]
+    empty = mask & ~(own | opponents)
+    men = own & ~kings
+    own_kings = own & kings
+    promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
+    d0 = 0 if turn == 0 else 2
+    for d in range(d0, d0 + 2):
+        delta = _delta(h, d)
+        targets = _shift(men, delta) & empty
+        while targets:
+            t = lowest_bit(targets)
+            targets &= targets - 1
+            _emit_plain(moves, scratch, t - delta, t, (promo_row >> t) & 1)
+    if own_kings == 0:
+        return
+    if params[P_KINGS_FLY] == 0:
+        for d in range(4):
+            delta = _delta(h, d)
+            targets = _shift(own_kings, delta) & empty
+            while targets:
+                t = lowest_bit(targets)
+                targets &= targets - 1
+                _emit_plain(moves, scratch, t - delta, t, 0)
+        return
+    ks = own_kings
+    while ks:
+        s = lowest_bit(ks)
+        ks &= ks - 1
+        for d in range(4):
+            delta = _delta(h, d)
+            q = s + delta
+            while _on_board(mask, q) and ((empty >> q) & 1) == 1:
+                _emit_plain(moves, scratch, s, q, 0)
+                q += delta
+
+
+@njit(cache=True)
+def generate_moves(white, black, kings, turn, params, moves, scratch):
+    """Write the legal whole moves of a position into ``moves``; return their number.
+
+    Returns -1 if a buffer overflowed (``scratch[X_OVERFLOW]`` is set too).
+    """
+    own = white if turn == 0 else black
+    opponents = black if turn == 0 else white
+    scratch[X_COUNT] = 0
+    scratch[X_BEST] = -1
+    scratch[X_OVERFLOW] = 0
+    if _has_capture(params, own, opponents, kings, turn):
+        _generate_captures(params, own, opponents, kings, turn, moves, scratch)
+        if params[P_FORCED] == 1:
+            if scratch[X_OVERFLOW]:
+                return -1
+            return scratch[X_COUNT]
+    _generate_plain(params, own, opponents, kings, turn, moves, scratch)
+    if scratch[X_OVERFLOW]:
+        return -1
+    return scratch[X_COUNT]
+
+
+@njit(cache=True)
+def count_moves(white, black, kings, turn, params, moves, scratch):
+    """Number of legal moves, without listing them when there is no capture."""
+    own = white if turn == 0 else black
+    opponents = black if turn == 0 else white
+    if _has_capture(params, own, opponents, kings, turn):
+        return generate_moves(white, black, kings, turn, params, moves, scratch)
+    h = params[P_H]
+    mask = params[P_MASK]
+    empty = mask & ~(own | opponents)
+    men = own & ~kings
+    own_kings = own & kings
+    d0 = 0 if turn == 0 else 2
+    n = popcount(_shift(men, _delta(h, d0)) & empty) + popcount(_shift(men, _delta(h, d0 + 1)) & empty)
+    if own_kings == 0:
+        return n
+    if params[P_KINGS_FLY] == 0:
+        for d in range(4):
+            n += popcount(_shift(own_kings, _delta(h, d)) & empty)
+        return n
+    for d in range(4):
+        delta = _delta(h, d)
+        front = own_kings
+        while True:
+            front = _shift(front, delta) & empty
+            if front == 0:
+                break
+            n += popcount(front)
+    return n
+
+
+@njit(cache=True)
+def apply_move(state, params, move_from, move_to, captured, promo, out):
+    """Write into ``out`` the state after a move (``out`` may be ``state``).
+
+    The draw clock resets on a capture, and on a promotion where the variant
+    says so; the turn passes and the ply count grows by one.
+    """
+    white = state[S_WHITE]
+    black = state[S_BLACK]
+    kings = state[S_KINGS]
+    turn = state[S_TURN]
+    clock = state[S_CLOCK]
+    ply = state[S_PLY]
+    moved = (1 << move_from) ^ (1 << move_to)
+    if turn == 0:
+        white ^= moved
+        black &= ~captured
+    else:
+        black ^= moved
+        white &= ~captured
+    was_king = (kings >> move_from) & 1
+    kings &= ~captured
+    if was_king == 1:
+        kings = (kings & ~(1 << move_from)) | (1 << move_to)
+    elif promo == 1:
+        kings |= 1 << move_to
+    if captured != 0 or (promo == 1 and params[P_DRAW_RESET_PROMO] == 1):
+        clock = 0
+    else:
+        clock += 1
+    out[S_WHITE] = white
+    out[S_BLACK] = black
+    out[S_KINGS] = kings
+    out[S_TURN] = 1 - turn
+    out[S_CLOCK] = clock
+    out[S_PLY] = ply + 1
+
+
+@njit(cache=True)
+def _perft(white, black, kings, turn, depth, params, buffers, scratch, bulk):
+    """Leaf count ``depth`` plies deep, iteratively (numba caches no recursion)."""
+    if depth == 0:
+        return 1
+    if bulk == 1 and depth == 1:
+        return count_moves(white, black, kings, turn, params, buffers[0], scratch)
+    stack_w = np.empty(depth, np.int64)
+    stack_b = np.empty(depth, np.int64)
+    stack_k = np.empty(depth, np.int64)
+    stack_t = np.empty(depth, np.int64)
+    index = np.zeros(depth, np.int64)
+    count = np.zeros(depth, np.int64)
+    stack_w[0] = white
+    stack_b[0] = black
+    stack_k[0] = kings
+    stack_t[0] = turn
+    count[0] = generate_moves(white, black, kings, turn, params, buffers[0], scratch)
+    if count[0] < 0:
+        return -1
+    total = 0
+    ply = 0
+    while ply >= 0:
+        i = index[ply]
+        if i >= count[ply]:
+            ply -= 1
+            continue
+        index[ply] = i + 1
+        moves = buffers[ply]
+        frm = moves[i, M_FROM]
+        to = moves[i, M_TO]
+        captured = moves[i, M_CAPT]
+        moved = (1 << frm) ^ (1 << to)
+        kk = stack_k[ply]
+        t = stack_t[ply]
+        if t == 0:
+            w = stack_w[ply] ^ moved
+            b = stack_b[ply] & ~captured
+        else:
+            w = stack_w[ply] & ~captured
+            b = stack_b[ply] ^ moved
+        k = kk & ~captured
+        if ((kk >> frm) & 1) == 1:
+            k = (k & ~(1 << frm)) | (1 << to)
+        elif moves[i, M_PROMO] == 1:
+            k |= 1 << to
+        remaining = depth - ply - 1
+        if remaining == 0:
+            total += 1
+            continue
+        if bulk == 1 and remaining == 1:
+            n = count_moves(w, b, k, 1 - t, params, buffers[ply + 1], scratch)
+            if n < 0:
+                return -1
+            total += n
+            continue
+        ply += 1
+        stack_w[ply] = w
+        stack_b[ply] = b
+        stack_k[ply] = k
+        stack_t[ply] = 1 - t
+        index[ply] = 0
+        n = generate_moves(w, b, k, 1 - t, params, buffers[ply], scratch)
+        if n < 0:
+            return -1
+        count[ply] = n
+    return total
+
+
+def perft_count(state: np.ndarray, params: np.ndarray, depth: int, bulk: bool = True) -> int:
+    """Leaf count of the move tree ``depth`` plies deep (whole moves, duplicates dropped)."""
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    if depth == 0:
+        return 1
+    buffers = new_move_buffer(depth)
+    scratch = new_scratch()
+    n = _perft(state[S_WHITE], state[S_BLACK], state[S_KINGS], state[S_TURN], depth, params, buffers, scratch, int(bulk))
+    if n < 0:
+        raise MoveBufferOverflow("a move buffer overflowed during perft")
+    return int(n)
