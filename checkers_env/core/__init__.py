@@ -1,0 +1,54 @@
+"""The rules core: variants as data, the numba move generator, ``Board``, notation, perft.
+
+Imports only numpy and numba (never torch, gymnasium, pettingzoo or drawing
+libraries).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Idle numba worker threads must not spin on a shared 2-core machine: prefer the
+# workqueue layer unless the user chose one.
+os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+
+from .board import BLACK, WHITE, Board, Color, Move, Outcome, Termination  # noqa: E402
+from .errors import (  # noqa: E402
+    AmbiguousMoveError,
+    CheckersError,
+    EmptyMoveStackError,
+    IllegalMoveError,
+    InvalidFenError,
+    InvalidPdnError,
+    InvalidSquareError,
+    RulesError,
+    UnknownVariantError,
+)
+from .perft import divide, perft  # noqa: E402
+from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names  # noqa: E402
+
+__all__ = [
+    "Board",
+    "Move",
+    "Color",
+    "WHITE",
+    "BLACK",
+    "Outcome",
+    "Termination",
+    "Rules",
+    "MidCapturePromotion",
+    "VARIANTS",
+    "get_rules",
+    "variant_names",
+    "perft",
+    "divide",
+    "CheckersError",
+    "RulesError",
+    "UnknownVariantError",
+    "InvalidFenError",
+    "InvalidSquareError",
+    "IllegalMoveError",
+    "AmbiguousMoveError",
+    "InvalidPdnError",
+    "EmptyMoveStackError",
+]

@@ -120,16 +120,21 @@ class Rules:
     """If positive, the game is drawn when the same position (pieces and side
     to move) occurs this many times (e.g. 3). Off by default: not in the seeds."""
 
-    pdn_game_type: int = 21
-    """PDN 3.0 ``GameType`` number."""
+    pdn_game_type: str = "21,B,8,8,N1,0"
+    """PDN 3.0 ``GameType`` tag value: type number, first colour, width,
+    height, notation code, invert flag (FMJD PDN 3.0 standard, "GameType tag")."""
 
     notation: str = "numeric"
     """How the variant's community writes squares: ``"numeric"`` (1..32/50) or
-    ``"algebraic"`` (a1..h8)."""
+    ``"algebraic"`` (a1..h8, files from White's left, ranks from White's side)."""
 
-    numbering_mirrored: bool = False
-    """Numeric squares are counted on the mirrored board (h1 playable): square
-    1 is the top-left playable square of that board. Italian."""
+    numbering_origin: str = "top-left"
+    """Where numeric square 1 lies on the a1-dark reference board seen from
+    White, numbering running away from that corner along rows, then rows
+    away from that side: ``"top-left"`` (square 1 = b8: international,
+    american), ``"top-right"`` (h8, counting right to left: italian, whose real
+    board is the mirror image), ``"bottom-left"`` (a1, counting left to right
+    and upwards: spanish, also a mirrored board). See notation.py."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -145,6 +150,8 @@ class Rules:
             problems.append(f"draw_plies must be >= 0, got {self.draw_plies}")
         if self.repetition_draw < 0 or self.repetition_draw == 1:
             problems.append(f"repetition_draw must be 0 (off) or at least 2, got {self.repetition_draw}")
+        if self.numbering_origin not in ("top-left", "top-right", "bottom-left", "bottom-right"):
+            problems.append(f"numbering_origin must be a corner such as 'top-left', got {self.numbering_origin!r}")
         if self.notation not in ("numeric", "algebraic"):
             problems.append(f"notation must be 'numeric' or 'algebraic', got {self.notation!r}")
         try:
@@ -202,7 +209,7 @@ AMERICAN = Rules(
     name="american",
     first_player="black",
     remove_captured_at_end=False,
-    pdn_game_type=21,
+    pdn_game_type="21,B,8,8,N1,0",
 )
 
 # Russian draughts (shashki): men capture backwards, flying kings, free choice,
@@ -212,7 +219,7 @@ RUSSIAN = Rules(
     men_capture_backwards=True,
     kings_fly=True,
     mid_capture_promotion=MidCapturePromotion.CONTINUES_AS_KING,
-    pdn_game_type=25,
+    pdn_game_type="25,W,8,8,A0,0",
     notation="algebraic",
 )
 
@@ -224,23 +231,28 @@ BRAZILIAN = Rules(
     kings_fly=True,
     capture_most_pieces=True,
     mid_capture_promotion=MidCapturePromotion.ONLY_IF_MOVE_ENDS_THERE,
-    pdn_game_type=26,
+    pdn_game_type="26,W,8,8,A0,0",
     notation="algebraic",
 )
 
 # Spanish draughts: flying kings, men capture forwards only, most pieces then
-# most kings.
+# most kings. Played on the mirrored board (h1 playable); square 1 is White's
+# bottom-right square h1, counting right to left and upwards (PDN "N1,1";
+# Federacao Portuguesa de Damas, Damas Classicas rules, sections 3 and 7;
+# rhalbersma/dctl spanish.hpp).
 SPANISH = Rules(
     name="spanish",
     kings_fly=True,
     capture_most_pieces=True,
     capture_most_kings=True,
-    pdn_game_type=24,
-    numbering_mirrored=True,
+    pdn_game_type="24,W,8,8,N1,1",
+    numbering_origin="bottom-left",
 )
 
 # Italian draughts: short kings, men may not capture kings, most pieces, then
-# capture with a king, then most kings, then the king met earliest.
+# capture with a king, then most kings, then the king met earliest. Mirrored
+# board (h1 playable), square 1 = a8 counting left to right, top to bottom
+# (FID Regolamento Tecnico, Capo I, art. 2.3-2.4; PDN "N2,1").
 ITALIAN = Rules(
     name="italian",
     men_capture_kings=False,
@@ -248,17 +260,18 @@ ITALIAN = Rules(
     capture_with_king_first=True,
     capture_most_kings=True,
     capture_kings_earliest=True,
-    pdn_game_type=22,
-    numbering_mirrored=True,
+    pdn_game_type="22,W,8,8,N2,1",
+    numbering_origin="top-right",
 )
 
 # Czech draughts: flying kings, men capture forwards only, a king must capture
-# if any king can; no most-pieces rule.
+# if any king can; no most-pieces rule. a1 dark, algebraic notation (Ceska
+# federace damy, full rules section 2.4 and 2.6; PDN "A0,0").
 CZECH = Rules(
     name="czech",
     kings_fly=True,
     capture_with_king_first=True,
-    pdn_game_type=29,
+    pdn_game_type="29,W,8,8,A0,0",
     notation="algebraic",
 )
 
@@ -274,17 +287,19 @@ INTERNATIONAL = Rules(
     mid_capture_promotion=MidCapturePromotion.ONLY_IF_MOVE_ENDS_THERE,
     draw_plies=50,
     draw_counter_resets_on_promotion=False,
-    pdn_game_type=20,
+    pdn_game_type="20,W,10,10,N2,0",
 )
 
-# Pool checkers (American pool, GameType 23): russian rules except that a man
-# crossing the far row mid-capture goes on as a man; no most-pieces rule.
+# Pool checkers (American pool, GameType 23, Black first as in PDN
+# "23,B,8,8,N1,0"): russian rules except that a man crossing the far row
+# mid-capture goes on as a man; no most-pieces rule.
 POOL = Rules(
     name="pool",
     men_capture_backwards=True,
     kings_fly=True,
     mid_capture_promotion=MidCapturePromotion.ONLY_IF_MOVE_ENDS_THERE,
-    pdn_game_type=23,
+    first_player="black",
+    pdn_game_type="23,B,8,8,N1,0",
 )
 
 VARIANTS: dict[str, Rules] = {

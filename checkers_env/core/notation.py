@@ -1,0 +1,237 @@
+"""Square names, FEN and move text (PDN 3.0).
+
+Squares have two spellings:
+
+* **numeric** (``1`` .. ``32`` or ``50``), counted the way the variant's
+  community counts them (``Rules.numbering_origin``)::
+
+      american, international, pool    italian (mirrored board)       spanish (mirrored board)
+      square 1 = b8, left to right     square 1 = h8, right to left   square 1 = a1, left to right
+      from the top                     from the top                   from the bottom
+         .  1  .  2  .  3  .  4           .  4  .  3  .  2  .  1          . 29  . 30  . 31  . 32
+         5  .  6  .  7  .  8  .           8  .  7  .  6  .  5  .         25  . 26  . 27  . 28  .
+         ...                              ...                             ...
+        29  . 30  . 31  . 32  .          32  . 31  . 30  . 29  .          1  .  2  .  3  .  4  .
+
+  (all drawn on the a1-dark reference board seen from White; italian and
+  spanish boards are the mirror image of it, so on their real boards the
+  numbers run the other way).
+* **algebraic** (``a1`` .. ``h8`` / ``j10``) on the a1-dark reference board:
+  files from White's left, ranks from White's side. Russian, brazilian and
+  czech write squares this way; every variant accepts and can write it, so
+  one position is spelled the same in every variant.
+
+FEN is the PDN form ``W:W21,22,K30:B1,2`` (side to move, then each colour's
+pieces, ``K`` marking kings, ranges such as ``1-12`` allowed on input).
+Optional trailing fields ``H<n>`` (plies since the last capture) and ``F<n>``
+(move number) are read and, on request, written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import InvalidFenError, InvalidSquareError
+from .geometry import Geometry, geometry
+from .variants import Rules
+
+__all__ = [
+    "square_name",
+    "parse_square",
+    "number_of_index",
+    "index_of_number",
+    "ParsedFen",
+    "parse_fen",
+    "write_fen",
+    "start_fen",
+]
+
+
+def _numbering(rules: Rules) -> tuple[list[int], dict[int, int]]:
+    """(number of each index, index of each number) for the variant's numbering."""
+    g = geometry(rules.board_size)
+    h = g.per_row
+    rows = rules.board_size
+    numbers = [0] * g.squares
+    for index in range(g.squares):
+        row, pos = divmod(index, h)  # row from the top, position from the left
+        if rules.numbering_origin.startswith("bottom"):
+            row = rows - 1 - row
+        if rules.numbering_origin.endswith("right"):
+            pos = h - 1 - pos
+        numbers[index] = row * h + pos + 1
+    return numbers, {n: i for i, n in enumerate(numbers)}
+
+
+_NUMBERING_CACHE: dict[tuple[int, str], tuple[list[int], dict[int, int]]] = {}
+
+
+def _cached_numbering(rules: Rules):
+    key = (rules.board_size, rules.numbering_origin)
+    if key not in _NUMBERING_CACHE:
+        _NUMBERING_CACHE[key] = _numbering(rules)
+    return _NUMBERING_CACHE[key]
+
+
+def number_of_index(rules: Rules, index: int) -> int:
+    """The variant's numeric square (1-based) of a square index."""
+    return _cached_numbering(rules)[0][index]
+
+
+def index_of_number(rules: Rules, number: int) -> int:
+    """The square index of the variant's numeric square; raises InvalidSquareError."""
+    table = _cached_numbering(rules)[1]
+    if number not in table:
+        raise InvalidSquareError(f"square {number} is off the board: {rules.name} squares are 1-{rules.squares}")
+    return table[number]
+
+
+def square_name(rules: Rules, index: int, notation: str | None = None) -> str:
+    """Text of a square: the variant's own notation, or ``"numeric"`` / ``"algebraic"``."""
+    notation = notation or rules.notation
+    if notation == "algebraic":
+        return geometry(rules.board_size).algebraic_names[index]
+    if notation == "numeric":
+        return str(number_of_index(rules, index))
+    raise ValueError(f"notation must be 'numeric' or 'algebraic', got {notation!r}")
+
+
+_SQUARE_RE = re.compile(r"^\s*(?:(\d+)|([a-jA-J])(\d+))\s*$")
+
+
+def parse_square(rules: Rules, text: str) -> int:
+    """Index of a square written as a number (the variant's numbering) or algebraically."""
+    m = _SQUARE_RE.match(str(text))
+    if not m:
+        raise InvalidSquareError(f"{text!r} is not a square: expected a number or a name such as 'c3'")
+    if m.group(1) is not None:
+        return index_of_number(rules, int(m.group(1)))
+    return geometry(rules.board_size).index_of_algebraic(m.group(2) + m.group(3))
+
+
+@dataclass(frozen=True)
+class ParsedFen:
+    """The contents of a FEN: square indices of each colour's men and kings."""
+
+    turn: int  # 0 White, 1 Black
+    white_men: frozenset[int]
+    white_kings: frozenset[int]
+    black_men: frozenset[int]
+    black_kings: frozenset[int]
+    clock: int | None = None
+    move_number: int | None = None
+
+
+def _parse_piece_list(rules: Rules, g: Geometry, text: str, fen: str) -> tuple[set[int], set[int]]:
+    men: set[int] = set()
+    kings: set[int] = set()
+    for raw in text.split(","):
+        item = raw.strip()
+        if not item:
+            continue
+        is_king = item[0] in "Kk"
+        if is_king:
+            item = item[1:].strip()
+        try:
+            if "-" in item:
+                lo_text, hi_text = item.split("-", 1)
+                lo, hi = int(lo_text), int(hi_text)
+                if lo > hi:
+                    raise InvalidFenError(f"range {raw.strip()!r} runs backwards in FEN {fen!r}")
+                squares = [index_of_number(rules, n) for n in range(lo, hi + 1)]
+            else:
+                squares = [parse_square(rules, item)]
+        except InvalidFenError:
+            raise
+        except (InvalidSquareError, ValueError) as exc:
+            raise InvalidFenError(f"bad square {raw.strip()!r} in FEN {fen!r}: {exc}") from None
+        for sq in squares:
+            if sq in men or sq in kings:
+                raise InvalidFenError(f"square {raw.strip()!r} listed twice in FEN {fen!r}")
+            (kings if is_king else men).add(sq)
+    return men, kings
+
+
+def parse_fen(rules: Rules, fen: str) -> ParsedFen:
+    """Read a PDN FEN; raises :class:`InvalidFenError` naming what was wrong."""
+    if not isinstance(fen, str):
+        raise InvalidFenError(f"FEN must be a string, got {type(fen).__name__}")
+    g = geometry(rules.board_size)
+    text = fen.strip().strip('"').rstrip(".").strip()
+    if text.startswith("[FEN"):
+        text = text[4:].strip().rstrip("]").strip().strip('"')
+    fields = [f.strip() for f in text.split(":")]
+    if len(fields) < 1 or fields[0].upper() not in ("W", "B"):
+        raise InvalidFenError(f"FEN {fen!r} must start with the side to move, 'W' or 'B'")
+    turn = 0 if fields[0].upper() == "W" else 1
+    pieces: dict[str, tuple[set[int], set[int]]] = {}
+    clock = None
+    move_number = None
+    for field in fields[1:]:
+        if not field:
+            continue
+        head = field[0].upper()
+        if head in ("W", "B"):
+            if head in pieces:
+                raise InvalidFenError(f"colour {head!r} appears twice in FEN {fen!r}")
+            pieces[head] = _parse_piece_list(rules, g, field[1:], fen)
+        elif head in ("H", "F") and field[1:].strip().isdigit():
+            if head == "H":
+                clock = int(field[1:])
+            else:
+                move_number = int(field[1:])
+        else:
+            raise InvalidFenError(f"unexpected field {field!r} in FEN {fen!r}: expected 'W...' or 'B...'")
+    wm, wk = pieces.get("W", (set(), set()))
+    bm, bk = pieces.get("B", (set(), set()))
+    both = (wm | wk) & (bm | bk)
+    if both:
+        names = ", ".join(square_name(rules, i) for i in sorted(both))
+        raise InvalidFenError(f"square(s) {names} hold pieces of both colours in FEN {fen!r}")
+    return ParsedFen(turn, frozenset(wm), frozenset(wk), frozenset(bm), frozenset(bk), clock, move_number)
+
+
+def write_fen(
+    rules: Rules,
+    turn: int,
+    white_men,
+    white_kings,
+    black_men,
+    black_kings,
+    notation: str | None = None,
+    clock: int | None = None,
+    move_number: int | None = None,
+) -> str:
+    """A PDN FEN; squares in the variant's notation unless ``notation`` says otherwise."""
+    notation = notation or rules.notation
+
+    def listing(men, kings) -> str:
+        items = [(i, False) for i in men] + [(i, True) for i in kings]
+        if notation == "numeric":
+            items.sort(key=lambda it: number_of_index(rules, it[0]))
+        else:
+            items.sort(key=lambda it: (int(geometry(rules.board_size).file[it[0]]), -it[0]))
+        return ",".join(("K" if k else "") + square_name(rules, i, notation) for i, k in items)
+
+    fen = f"{'W' if turn == 0 else 'B'}:W{listing(white_men, white_kings)}:B{listing(black_men, black_kings)}"
+    if clock is not None:
+        fen += f":H{clock}"
+    if move_number is not None:
+        fen += f":F{move_number}"
+    return fen
+
+
+def start_fen(rules: Rules, notation: str | None = None) -> str:
+    """FEN of the variant's start position."""
+    g = geometry(rules.board_size)
+    n = rules.men_per_side
+    return write_fen(
+        rules,
+        0 if rules.first_player == "white" else 1,
+        range(g.squares - n, g.squares),
+        (),
+        range(n),
+        (),
+        notation,
+    )
