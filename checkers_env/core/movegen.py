@@ -251,6 +251,26 @@ def _frame(k, field):
     return X_STACK + k * FRAME_FIELDS + field
 
 
+@njit(cache=True, inline="always")
+def _short_jump_exists(params, pos, is_king, turn, blockers, targets, kings, at_end, captured):
+    """Whether a short-range piece on ``pos`` has a jump (``targets`` excludes captured pieces)."""
+    h = params[P_H]
+    mask = params[P_MASK]
+    if at_end == 0:
+        blockers = blockers & ~captured
+    if is_king == 0 and params[P_MEN_CAPTURE_KINGS] == 0:
+        targets = targets & ~kings
+    for d in range(4):
+        if is_king == 0 and params[P_MEN_BACK] == 0 and ((turn == 0 and d >= 2) or (turn == 1 and d < 2)):
+            continue
+        delta = _delta(h, d)
+        q = pos + delta
+        land = q + delta
+        if _on_board(mask, land) and ((targets >> q) & 1) == 1 and ((blockers >> land) & 1) == 0:
+            return True
+    return False
+
+
 @njit(cache=True)
 def _capture_search(params, moves, scratch, start, start_king, occupied, opponents, kings, turn):
     """Emit every complete capture sequence of the piece on ``start``.
@@ -350,6 +370,19 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
                     continue
                 if mid_mode == MID_CONTINUES:
                     next_king = 1
+            if last == first + delta and not (next_king == 1 and flying == 1):
+                # One landing square and a short-range piece: test for a next
+                # jump inline, and finish here when there is none (the common
+                # case), saving a stack frame.
+                if not _short_jump_exists(
+                    params, first, next_king, turn, blockers, opponents & ~next_captured, kings, at_end, next_captured
+                ):
+                    scratch[X_PATH + k] = first
+                    _finish_capture(
+                        params, moves, scratch, start, first, next_king, start_king, next_captured, kings, next_order,
+                        k + 1, turn,
+                    )
+                    continue
             scratch[base + F_FIRST] = first
             scratch[base + F_LAST] = last
             scratch[base + F_LAND] = first
@@ -420,13 +453,26 @@ def _has_capture(params, own, opponents, kings, turn):
 
 
 @njit(cache=True)
-def _generate_captures(params, own, opponents, kings, turn, moves, scratch):
-    occupied_all = own | opponents
-    pieces = own
-    while pieces:
-        s = lowest_bit(pieces)
-        pieces &= pieces - 1
-        _capture_search(params, moves, scratch, s, (kings >> s) & 1, occupied_all & ~(1 << s), opponents, kings, turn)
+def _capturers(params, own, opponents, kings, turn):
+    """Bitboard of the pieces that have a first jump (flying kings: all kings)."""
+    h = params[P_H]
+    mask = params[P_MASK]
+    empty = mask & ~(own | opponents)
+    men = own & ~kings
+    own_kings = own & kings
+    men_targets = opponents
+    if params[P_MEN_CAPTURE_KINGS] == 0:
+        men_targets = opponents & ~kings
+    out = 0
+    for d in range(4):
+        delta = _delta(h, d)
+        if params[P_MEN_BACK] == 1 or (turn == 0 and d < 2) or (turn == 1 and d >= 2):
+            out |= men & _shift(_shift(empty, -delta) & men_targets, -delta)
+        if params[P_KINGS_FLY] == 0:
+            out |= own_kings & _shift(_shift(empty, -delta) & opponents, -delta)
+    if params[P_KINGS_FLY] == 1:
+        out |= own_kings
+    return out
 
 
 @njit(cache=True)
@@ -495,11 +541,18 @@ def generate_moves(white, black, kings, turn, params, moves, scratch):
     scratch[X_COUNT] = 0
     scratch[X_BEST] = -1
     scratch[X_OVERFLOW] = 0
-    if _has_capture(params, own, opponents, kings, turn):
-        _generate_captures(params, own, opponents, kings, turn, moves, scratch)
-        if params[P_FORCED] == 1:
-            if scratch[X_OVERFLOW]:
-                return -1
+    pieces = _capturers(params, own, opponents, kings, turn)
+    if pieces != 0:
+        occupied_all = own | opponents
+        while pieces:
+            s = lowest_bit(pieces)
+            pieces &= pieces - 1
+            _capture_search(
+                params, moves, scratch, s, (kings >> s) & 1, occupied_all & ~(1 << s), opponents, kings, turn
+            )
+        if scratch[X_OVERFLOW]:
+            return -1
+        if scratch[X_COUNT] > 0 and params[P_FORCED] == 1:
             return scratch[X_COUNT]
     _generate_plain(params, own, opponents, kings, turn, moves, scratch)
     if scratch[X_OVERFLOW]:
@@ -512,7 +565,7 @@ def count_moves(white, black, kings, turn, params, moves, scratch):
     """Number of legal moves, without listing them when there is no capture."""
     own = white if turn == 0 else black
     opponents = black if turn == 0 else white
-    if _has_capture(params, own, opponents, kings, turn):
+    if _capturers(params, own, opponents, kings, turn) != 0:
         return generate_moves(white, black, kings, turn, params, moves, scratch)
     h = params[P_H]
     mask = params[P_MASK]
