@@ -561,11 +561,71 @@ def generate_moves(white, black, kings, turn, params, moves, scratch):
 
 
 @njit(cache=True)
+def _count_single_jumps(params, own, opponents, kings, turn):
+    """Number of captures when every capture is a single jump, else -1.
+
+    A bitboard shortcut for bulk counting in variants without flying kings,
+    capture priorities or mid-capture continuation (american): single jumps
+    are all distinct moves, so counting them needs no search. Returns -1 when
+    the shortcut does not apply or some landing square allows a second jump.
+    """
+    if (
+        params[P_KINGS_FLY] == 1
+        or params[P_MID_PROMOTION] != MID_ENDS
+        or params[P_KEY_MOST_PIECES] == 1
+        or params[P_KEY_KING_FIRST] == 1
+        or params[P_KEY_MOST_KINGS] == 1
+        or params[P_KEY_EARLIEST] == 1
+        or params[P_FORCED] == 0
+        or params[P_MEN_CAPTURE_KINGS] == 0
+    ):
+        return -1
+    h = params[P_H]
+    mask = params[P_MASK]
+    empty = mask & ~(own | opponents)
+    men = own & ~kings
+    own_kings = own & kings
+    promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
+    men_back = params[P_MEN_BACK]
+    # jump_from[d]: squares from which a jump in direction d is possible
+    j0 = _shift(_shift(empty, h + 1) & opponents, h + 1)
+    j1 = _shift(_shift(empty, h) & opponents, h)
+    j2 = _shift(_shift(empty, -h) & opponents, -h)
+    j3 = _shift(_shift(empty, -(h + 1)) & opponents, -(h + 1))
+    total = 0
+    for d in range(4):
+        jd = j0 if d == 0 else (j1 if d == 1 else (j2 if d == 2 else j3))
+        delta = _delta(h, d)
+        men_may = men_back == 1 or (turn == 0 and d < 2) or (turn == 1 and d >= 2)
+        movers_men = men & jd if men_may else 0
+        movers_kings = own_kings & jd
+        total += popcount(movers_men) + popcount(movers_kings)
+        # A second jump may not go straight back (over the captured piece).
+        back = 3 - d
+        k_cont = 0
+        m_cont = 0
+        for e in range(4):
+            if e == back:
+                continue
+            je = j0 if e == 0 else (j1 if e == 1 else (j2 if e == 2 else j3))
+            k_cont |= je
+            if men_back == 1 or (turn == 0 and e < 2) or (turn == 1 and e >= 2):
+                m_cont |= je
+        men_land = _shift(movers_men, 2 * delta) & ~promo_row
+        if (men_land & m_cont) != 0 or (_shift(movers_kings, 2 * delta) & k_cont) != 0:
+            return -1
+    return total
+
+
+@njit(cache=True)
 def count_moves(white, black, kings, turn, params, moves, scratch):
     """Number of legal moves, without listing them when there is no capture."""
     own = white if turn == 0 else black
     opponents = black if turn == 0 else white
     if _capturers(params, own, opponents, kings, turn) != 0:
+        n = _count_single_jumps(params, own, opponents, kings, turn)
+        if n >= 0:
+            return n
         return generate_moves(white, black, kings, turn, params, moves, scratch)
     h = params[P_H]
     mask = params[P_MASK]
