@@ -51,6 +51,10 @@ class MidCapturePromotion(enum.IntEnum):
     """Goes on capturing as a man; crowned only if the move ends on the far row
     (brazilian, international, pool)."""
 
+    def __repr__(self) -> str:
+        # Evaluates back, so that repr(Board(...)) with this override does too.
+        return f"MidCapturePromotion.{self.name}"
+
 
 @dataclass(frozen=True)
 class Rules:
