@@ -272,6 +272,17 @@ def test_italian_then_king_met_earliest():
     assert paths(Board("italian", fen="W:WKc3:BKd4,f6,b4,Kb6")) == {"c3xe5xg7"}
 
 
+def test_italian_most_kings_before_king_met_earliest():
+    # a1 takes man, king, king; h8 takes king, man, man. Three pieces each, by
+    # kings: the two kings win although h8 meets its king first.
+    assert paths(Board("italian", fen="W:WKa1,Kh8:Bb2,Kb4,Kb6,Kg7,e5,e3")) == {"a1xc3xa5xc7"}
+
+
+def test_spanish_no_king_met_earliest_rule():
+    # Two pieces and one king each way; spanish has no third priority.
+    assert paths(Board("spanish", fen="W:Wc3:BKd4,f6,b4,Kb6")) == {"c3xe5xg7", "c3xa5xc7"}
+
+
 def test_american_free_choice_among_captures():
     assert paths(Board("american", fen="W:WKc3:BKd4,f6,b4,Kb6")) == {"c3xe5xg7", "c3xa5xc7"}
 
