@@ -1,0 +1,127 @@
+"""Observation planes: what an agent sees, in its own frame.
+
+An observation is ``float32[NUM_PLANES, N, N]`` (N = 8 or 10) over the whole
+board, light squares always 0. Planes, seen from the observing player's side
+(for Black the board is turned half a turn, as the action encoding does, so
+the observer's men always start at the bottom and move up)::
+
+    plane  content                                             values
+    0      observer's men                                      0/1
+    1      observer's kings                                    0/1
+    2      opponent's men                                      0/1
+    3      opponent's kings                                    0/1
+    4      the piece that must continue its capture            0/1 (one cell, or none)
+    5      pieces captured by the legs taken so far in this    0/1
+           move; they stay on planes 0-3 until the move ends
+    6      draw counter: plies without capture / draw_plies    constant plane in [0, 1]
+           (0 when the variant has no draw rule)
+    7      move number: plies since the episode began          constant plane in [0, 1]
+           / ply_scale, capped at 1 (ply_scale = max_moves
+           if set, else 200)
+
+Cell ``[row, file]`` is row from the observer's far side and file from the
+observer's left; the square with index ``i`` (geometry.py) is at
+``(row[i], file[i])`` for White and ``(row[j], file[j])`` with
+``j = squares - 1 - i`` for Black. On 8x8 seen by the mover::
+
+    file  0  1  2  3  4  5  6  7
+    row 0 .  0  .  1  .  2  .  3      <- opponent's men start here
+    row 1 4  .  5  .  6  .  7  .
+    ...
+    row 7 28 .  29 .  30 .  31 .      <- observer's men start here
+
+While a capture is in progress (legs taken, move not complete) the board
+planes show the position before the move, except that the moving piece is
+drawn on the square where its last leg landed (plane 4 marks it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .core import movegen as mg
+from .encoding import T_BIT_OF_INDEX, T_FILE, T_ROW, T_SIZE, T_SQUARES
+
+__all__ = ["NUM_PLANES", "PLY_SCALE", "observation_shape", "write_planes", "PLANE_NAMES"]
+
+NUM_PLANES = 8
+PLY_SCALE = 200
+"""Plies that fill the move-number plane when no ``max_moves`` is set."""
+
+PLANE_NAMES = (
+    "own men",
+    "own kings",
+    "opponent men",
+    "opponent kings",
+    "piece to continue",
+    "captured this move",
+    "draw counter",
+    "move number",
+)
+
+
+def observation_shape(board_size: int) -> tuple[int, int, int]:
+    """``(NUM_PLANES, N, N)``."""
+    return (NUM_PLANES, board_size, board_size)
+
+
+@njit(cache=True)
+def write_planes(tables, state, perspective, moving_from, moving_at, captured, draw_plies, ply_scale, ply, out):
+    """Fill ``out`` (``float32[NUM_PLANES, N, N]``) with the planes seen by ``perspective``.
+
+    ``state`` is the committed position (movegen layout); ``moving_from`` /
+    ``moving_at`` are the padded bits where the piece in mid-capture started
+    and stands now (-1 when no move is in progress) and ``captured`` the
+    bitboard of pieces jumped so far. ``ply`` feeds the move-number plane.
+    """
+    out[:] = 0.0
+    s = tables[T_SQUARES]
+    white = state[mg.S_WHITE]
+    black = state[mg.S_BLACK]
+    kings = state[mg.S_KINGS]
+    own = white if perspective == 0 else black
+    if moving_from >= 0 and moving_at != moving_from:
+        moved = (1 << moving_from) | (1 << moving_at)
+        if ((white >> moving_from) & 1) == 1:
+            white ^= moved
+        else:
+            black ^= moved
+        if ((kings >> moving_from) & 1) == 1:
+            kings ^= moved
+        own = white if perspective == 0 else black
+    for i in range(s):
+        bit = tables[T_BIT_OF_INDEX + i]
+        j = i if perspective == 0 else s - 1 - i
+        r = tables[T_ROW + j]
+        f = tables[T_FILE + j]
+        if ((white | black) >> bit) & 1:
+            plane = 0 if ((own >> bit) & 1) == 1 else 2
+            if (kings >> bit) & 1:
+                plane += 1
+            out[plane, r, f] = 1.0
+        if bit == moving_at:
+            out[4, r, f] = 1.0
+        if (captured >> bit) & 1:
+            out[5, r, f] = 1.0
+    clock = 0.0
+    if draw_plies > 0:
+        clock = min(1.0, state[mg.S_CLOCK] / draw_plies)
+    number = min(1.0, ply / ply_scale)
+    n = tables[T_SIZE]
+    for r in range(n):
+        for f in range(n):
+            out[6, r, f] = clock
+            out[7, r, f] = number
+
+
+def planes_of(board, perspective: int | None = None, ply_scale: int = PLY_SCALE) -> np.ndarray:
+    """Observation planes of a :class:`~checkers_env.core.Board` (no move in progress),
+    seen by ``perspective`` (0 White, 1 Black; default the side to move)."""
+    from .encoding import make_tables
+
+    size = board.rules.board_size
+    out = np.zeros(observation_shape(size), dtype=np.float32)
+    who = int(board.turn) if perspective is None else int(perspective)
+    write_planes(make_tables(size), board.state, who, -1, -1, 0, board.rules.draw_plies, ply_scale, board.ply, out)
+    return out
