@@ -10,6 +10,7 @@ helper                        gives                       needs
 ============================  ==========================  ==================
 ``board_to_text(board)``      text board (``"ansi"``)     nothing
 ``board_to_svg(board)``       SVG string (notebooks)      nothing
+``boards_to_svg(boards)``     boards side by side (SVG)   nothing
 ``board_to_rgb(board)``       ``uint8[H, W, 3]`` array    Pillow
 ``PygameWindow(title, size)`` a window showing arrays     pygame
 ============================  ==========================  ==================
@@ -26,11 +27,12 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["board_to_text", "board_to_svg", "board_to_rgb", "PygameWindow"]
+__all__ = ["board_to_text", "board_to_svg", "boards_to_svg", "board_to_rgb", "PygameWindow"]
 
 _HOMES = {
     "board_to_text": "text",
     "board_to_svg": "svg",
+    "boards_to_svg": "svg",
     "board_to_rgb": "image",
     "PygameWindow": "window",
 }

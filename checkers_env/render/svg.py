@@ -33,7 +33,7 @@ from .layout import (
     square_number,
 )
 
-__all__ = ["board_to_svg"]
+__all__ = ["board_to_svg", "boards_to_svg", "SvgImage"]
 
 SQUARE_SIZE = 45
 """Side of one square in SVG user units (as in python-chess)."""
@@ -78,6 +78,13 @@ def board_to_svg(
     Returns:
         The SVG document as a string (no XML declaration).
     """
+    return ET.tostring(
+        _board_element(board, size, last_move, flipped, coordinates, highlight, numbers, mirrored, must_capture),
+        encoding="unicode",
+    )
+
+
+def _board_element(board, size, last_move, flipped, coordinates, highlight, numbers, mirrored, must_capture):
     rules = board.rules
     layout = board_layout(rules, flipped, mirrored)
     n = rules.board_size
@@ -296,4 +303,98 @@ def board_to_svg(
                 )
                 text.text = label
 
-    return ET.tostring(svg, encoding="unicode")
+    return svg
+
+
+class SvgImage(str):
+    """SVG text that Jupyter draws as a picture (it has ``_repr_svg_``) and that is still a ``str``."""
+
+    def _repr_svg_(self) -> str:
+        return str(self)
+
+
+def boards_to_svg(
+    boards,
+    captions=None,
+    columns: int = 4,
+    size: int = 200,
+    caption_height: int = 22,
+    **options,
+) -> SvgImage:
+    """Several boards side by side in one SVG, each with an optional caption below it.
+
+    For notebooks: ``boards_to_svg([Board(v) for v in variant_names()], variant_names())``
+    shows every start position in one cell, and a game replay is
+    ``boards_to_svg(positions, [str(m) for m in moves])``.
+
+    Args:
+        boards: the positions to draw, in reading order.
+        captions: a text under each board (``None``: no captions).
+        columns: boards per row (at least 1).
+        size: width of each board in pixels.
+        caption_height: pixels reserved under each board for its caption.
+        **options: passed to :func:`board_to_svg` for every board
+            (``coordinates``, ``flipped``, ``last_move``, ...).
+
+    Returns:
+        An :class:`SvgImage` (a ``str``).
+    """
+    allowed = {"last_move", "flipped", "coordinates", "highlight", "numbers", "mirrored", "must_capture"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise TypeError(f"boards_to_svg() got unknown option(s) {unknown}; board options are {sorted(allowed)}")
+    boards = list(boards)
+    if captions is not None:
+        captions = [str(c) for c in captions]
+        if len(captions) != len(boards):
+            raise ValueError(f"got {len(captions)} captions for {len(boards)} boards")
+    if int(columns) < 1:
+        raise ValueError(f"columns must be at least 1, got {columns}")
+    columns = min(int(columns), max(1, len(boards)))
+    rows = -(-len(boards) // columns)
+    gap = 8
+    cell_h = size + (caption_height if captions is not None else 0)
+    width = columns * size + (columns - 1) * gap
+    height = rows * cell_h + max(0, rows - 1) * gap
+    outer = ET.Element(
+        "svg",
+        {
+            "xmlns": "http://www.w3.org/2000/svg",
+            "version": "1.1",
+            "width": str(width),
+            "height": str(height),
+            "viewBox": f"0 0 {width} {height}",
+        },
+    )
+    for i, board in enumerate(boards):
+        row, col = divmod(i, columns)
+        x, y = col * (size + gap), row * (cell_h + gap)
+        element = _board_element(
+            board,
+            size,
+            options.get("last_move"),
+            options.get("flipped", False),
+            options.get("coordinates", True),
+            options.get("highlight", ()),
+            options.get("numbers"),
+            options.get("mirrored"),
+            options.get("must_capture", True),
+        )
+        element.set("x", str(x))
+        element.set("y", str(y))
+        outer.append(element)
+        if captions is not None:
+            text = ET.SubElement(
+                outer,
+                "text",
+                {
+                    "class": "caption",
+                    "x": _fmt(x + size / 2),
+                    "y": _fmt(y + size + caption_height * 0.7),
+                    "font-size": "13",
+                    "font-family": "sans-serif",
+                    "text-anchor": "middle",
+                },
+            )
+            text.text = captions[i]
+    return SvgImage(ET.tostring(outer, encoding="unicode"))

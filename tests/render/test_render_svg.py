@@ -147,3 +147,24 @@ def test_mirrored_override_redraws_italian_on_the_reference_board():
     label = next(e for e in with_class(root, "text", "number") if e.text == "1")
     assert int((float(label.get("x")) - MARGIN) // SQUARE_SIZE) == 7  # h8 on the a1-dark board
     assert index_of_number(board.rules, 1) == 3
+
+
+def test_boards_side_by_side_with_captions():
+    from checkers_env.render import boards_to_svg
+
+    names = variant_names()
+    svg = boards_to_svg([Board(v) for v in names], names, columns=3, size=150)
+    assert hasattr(svg, "_repr_svg_") and svg._repr_svg_() == str(svg)
+    root = parse(svg)
+    boards = root.findall(f"{NS}svg")
+    assert len(boards) == len(names)
+    assert [e.text for e in with_class(root, "text", "caption")] == names
+    assert len(pieces(root)) == sum(2 * Board(v).rules.men_per_side for v in names)
+    xs = sorted({int(b.get("x")) for b in boards})
+    assert len(xs) == 3  # three columns
+    with pytest.raises(ValueError, match="captions"):
+        boards_to_svg([Board()], ["a", "b"])
+    with pytest.raises(TypeError, match="unknown option"):
+        boards_to_svg([Board()], flip=True)
+    no_coords = parse(boards_to_svg([Board(), Board()], coordinates=False))
+    assert not with_class(no_coords, "text", "coord") and not with_class(no_coords, "text", "caption")
