@@ -89,7 +89,12 @@ class PygameWindow:
             self._clock.tick(fps)
 
     def close(self) -> None:
-        """Close the window (pygame's display module is shut down; other pygame modules are left alone)."""
+        """Close the window (pygame's display module is shut down; other pygame modules are left alone).
+
+        There is one pygame display per process, so a window is closed only by
+        this call or by the user, never when the object is garbage-collected
+        (that would close a newer window).
+        """
         if self._open:
             self._open = False
             self._pygame.display.quit()
@@ -99,9 +104,3 @@ class PygameWindow:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass  # interpreter shutdown: pygame may already be gone
