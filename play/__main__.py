@@ -1,0 +1,49 @@
+"""``python -m play``: serve the page where a person plays draughts against the computer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Start the server and block until Ctrl+C; print its address first."""
+    parser = argparse.ArgumentParser(
+        prog="python -m play",
+        description="Play checkers and draughts (every variant) against the computer in your browser.",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0 picks a free one)")
+    parser.add_argument(
+        "--move-time", type=float, default=2.0, help="seconds the computer may think over one move (default: 2)"
+    )
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be from 0 to 65535, got {args.port}")
+    if args.move_time <= 0:
+        parser.error(f"--move-time must be positive, got {args.move_time}")
+
+    from werkzeug.serving import make_server
+
+    from .server import create_app
+
+    try:
+        server = make_server(args.host, args.port, create_app(move_time=args.move_time), threaded=True)
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Playing checkers at http://{host}:{server.server_port}/  (Ctrl+C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,483 @@
+"""The web server: a JSON API over :class:`~checkers_env.core.Board` and the page that uses it.
+
+Every game has its own id (a UUID) and its own lock; the table of games has
+another. A request names the game it acts on, so two browser tabs, or two
+people, never touch each other's game. The computer's reply is computed in the
+request that plays the user's move, under the game's lock, with the search
+bounded by depth and think time.
+
+API (JSON in, JSON out; errors are ``{"error": message}`` with a 4xx status):
+
+==========================================  ====================================================
+``GET  /api/variants``                       variants, house rules and opponents the page offers
+``POST /api/games``                          new game: ``{"variant", "color", "opponent", "rules", "fen", "seed"}``
+``GET  /api/games/<id>``                     the game (see :meth:`Game.to_json`)
+``POST /api/games/<id>/move``                ``{"move": "11-15"}`` or ``{"move": {"start": 10, "path": [14]}}``
+``POST /api/games/<id>/undo``                takes back the user's last move and the computer's reply
+``GET  /api/games/<id>/pdn``                 the game as a PDN file (a download)
+==========================================  ====================================================
+
+Statuses: 400 malformed request, 404 unknown game, 409 the game is over or
+nothing to undo, 422 an illegal or ambiguous move (with the reason, e.g. that
+capture is compulsory), 503 the game is busy with another request.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+
+from flask import Flask, Response, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from checkers_env.core import AmbiguousMoveError, Board, Color, IllegalMoveError, Move
+from checkers_env.core.errors import InvalidFenError, InvalidSquareError, RulesError, UnknownVariantError
+from checkers_env.core.geometry import geometry
+from checkers_env.core.pdn import game_to_pdn
+from checkers_env.core.variants import VARIANTS
+from checkers_env.render.layout import board_layout, must_capture_squares
+
+from .opponents import DEFAULT_OPPONENT, OpponentError, make_opponent
+
+__all__ = ["create_app", "Game", "GameStore", "ApiError"]
+
+STATIC = Path(__file__).parent / "static"
+MAX_GAMES = 1000
+"""Games kept in memory; the least recently used is dropped beyond this."""
+LOCK_WAIT = 30.0
+"""Seconds a request waits for a game that another request is using."""
+HOUSE_RULES = ("forced_capture",)
+"""Rule fields a new game may override (the no-mandatory-capture house rule, 8x8 only)."""
+
+COLOR_NAMES = {Color.WHITE: "white", Color.BLACK: "black"}
+TERMINATION_TEXT = {
+    "no legal moves": "{loser} has no legal move",
+    "draw rule": "no capture or promotion for {moves} moves a side",
+    "repetition": "the same position occurred {times} times",
+}
+
+
+class ApiError(Exception):
+    """A request the server refuses: ``status`` (4xx) and a message for the user."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _color_name(color: Color) -> str:
+    return COLOR_NAMES[Color(color)]
+
+
+def _move_json(board: Board, move: Move) -> dict:
+    return {
+        "start": move.start,
+        "path": list(move.path),
+        "captures": list(move.captures),
+        "promotes": move.promotes,
+        "text": str(move),
+        "squares": [board.square_name(i) for i in (move.start, *move.path)],
+    }
+
+
+class Game:
+    """One game between the user and an opponent, with its own lock.
+
+    Read or change it only while holding ``lock`` (the store hands it out locked).
+    """
+
+    def __init__(self, board: Board, user: Color, opponent, game_id: str | None = None):
+        self.id = game_id or uuid.uuid4().hex
+        self.board = board
+        self.user = Color(user)
+        self.opponent = opponent
+        self.lock = threading.Lock()
+        self.initial_fen = board.fen()
+        self.started = datetime.date.today()
+        self.last_reply: list[Move] = []
+
+    # -------------------------------------------------------------- playing
+
+    def play_computer(self) -> None:
+        """Let the computer move while it is its turn and the game goes on (it moves once: turns alternate)."""
+        self.last_reply = []
+        if self.board.turn != self.user and self.board.outcome() is None:
+            move = self.opponent.select_move(self.board)
+            self.last_reply.append(self.board.push(move))
+
+    def play_user(self, spec) -> Move:
+        """Play the user's move ``spec`` (text, or ``{"start", "path"}``), then the computer's reply."""
+        board = self.board
+        outcome = board.outcome()
+        if outcome is not None:
+            raise ApiError(409, f"the game is over ({self.outcome_json()['text']}); start a new game")
+        if board.turn != self.user:
+            raise ApiError(409, "it is not your turn")
+        start, squares, text = self._parse_request_move(spec)
+        refusal = self._compulsory_capture_refusal(start, squares)
+        if refusal:
+            raise ApiError(422, refusal)
+        try:
+            move = board.parse_move(text)
+        except AmbiguousMoveError as exc:
+            raise ApiError(422, f"ambiguous move: {exc}") from None
+        except IllegalMoveError:
+            raise ApiError(422, f"illegal move {text}: {self._legal_hint(start)}") from None
+        board.push(move)
+        self.play_computer()
+        return move
+
+    def _parse_request_move(self, spec) -> tuple[int, list[int], str]:
+        """(start index, later squares, text in the variant's notation) of a requested move."""
+        board = self.board
+        try:
+            if isinstance(spec, str):
+                parts = [p for p in spec.replace("×", "x").replace(":", "x").replace("-", "x").split("x") if p.strip()]
+                if len(parts) < 2:
+                    raise ApiError(
+                        400, f"move text must name two squares or more, like '11-15' or '22x15', got {spec!r}"
+                    )
+                indices = [board.parse_square(p.strip()) for p in parts]
+            elif isinstance(spec, dict):
+                if set(spec) - {"start", "path"} or "start" not in spec or "path" not in spec:
+                    raise ApiError(400, 'a move object has exactly the keys "start" and "path"')
+                path = spec["path"]
+                if not isinstance(path, list) or not path:
+                    raise ApiError(400, '"path" must be a non-empty list of squares (indices or names)')
+                indices = [self._square(sq) for sq in [spec["start"], *path]]
+            else:
+                raise ApiError(400, '"move" must be move text such as "11-15" or an object {"start", "path"}')
+        except InvalidSquareError as exc:
+            raise ApiError(422, f"bad square in move {spec!r}: {exc}") from None
+        text = spec.strip() if isinstance(spec, str) else "x".join(board.square_name(i) for i in indices)
+        return indices[0], indices[1:], text
+
+    def _square(self, value) -> int:
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise ApiError(400, f"a square is an index (integer) or a name such as '15' or 'c3', got {value!r}")
+        if isinstance(value, str):
+            return self.board.parse_square(value)
+        if not 0 <= value < self.board.rules.squares:
+            raise InvalidSquareError(f"square index {value} is off the board (0-{self.board.rules.squares - 1})")
+        return value
+
+    def _compulsory_capture_refusal(self, start: int, squares: list[int]) -> str | None:
+        """The explanation when the user asks for a plain move while capture is compulsory."""
+        board = self.board
+        legal = board.legal_moves()
+        if not board.rules.forced_capture or not legal or not legal[0].captures:
+            return None
+        if any(m.start == start and m.end == squares[-1] for m in legal):
+            return None
+        piece = board.piece_at(start)
+        if piece is None or piece[0] != self.user:
+            return None
+        g = geometry(board.rules.board_size)
+        at = start
+        for land in squares:
+            if g.direction_between(at, land) is None:
+                return None
+            if any((p := board.piece_at(sq)) is not None and p[0] != self.user for sq in g.between(at, land)):
+                return None  # it jumps something: an illegal capture, not a plain move
+            at = land
+        return f"capture is compulsory: {self._must_capture_text()}"
+
+    def _must_capture_text(self) -> str:
+        names = [self.board.square_name(i) for i in must_capture_squares(self.board)]
+        if len(names) == 1:
+            return f"the piece on {names[0]} must capture"
+        return f"one of the pieces on {', '.join(names[:-1])} and {names[-1]} must capture"
+
+    def _legal_hint(self, start: int) -> str:
+        legal = self.board.legal_moves()
+        from_here = [str(m) for m in legal if m.start == start]
+        if from_here:
+            return f"from {self.board.square_name(start)} you can play {', '.join(from_here)}"
+        return f"legal moves are {', '.join(str(m) for m in legal)}"
+
+    def undo(self) -> None:
+        """Take back the user's last move and the computer's reply to it (and nothing before)."""
+        board = self.board
+        stack = board.move_stack
+        # The user's moves are the plies played with the user to move; find the last one.
+        turns = self._turns()
+        user_plies = [i for i, color in enumerate(turns) if color == self.user]
+        if not user_plies:
+            raise ApiError(409, "nothing to undo: you have not moved yet")
+        for _ in range(len(stack) - user_plies[-1]):
+            board.pop()
+        self.last_reply = []
+
+    def _turns(self) -> list[Color]:
+        """The side that played each ply of the move stack."""
+        first = Board(self.board.rules, fen=self.initial_fen).turn
+        return [Color((int(first) + i) % 2) for i in range(len(self.board.move_stack))]
+
+    # ------------------------------------------------------------- describing
+
+    def outcome_json(self) -> dict | None:
+        outcome = self.board.outcome()
+        if outcome is None:
+            return None
+        rules = self.board.rules
+        termination = outcome.termination.value
+        detail = TERMINATION_TEXT.get(termination, termination).format(
+            loser=_color_name(self.board.turn).capitalize(),
+            moves=rules.draw_plies // 2,
+            times=rules.repetition_draw,
+        )
+        if outcome.winner is None:
+            headline = "Draw"
+        else:
+            headline = f"{_color_name(outcome.winner).capitalize()} wins"
+            headline += " (you win)" if outcome.winner == self.user else " (the computer wins)"
+        return {
+            "result": outcome.result(),
+            "winner": None if outcome.winner is None else _color_name(outcome.winner),
+            "termination": termination,
+            "text": f"{headline}: {detail}",
+        }
+
+    def movetext(self) -> str:
+        """The moves in PDN movetext (``1. 11-15 23-19 2. ...``), without the result."""
+        first_player = Color.WHITE if self.board.rules.first_player == "white" else Color.BLACK
+        number = 1
+        tokens = []
+        for i, (move, color) in enumerate(zip(self.board.move_stack, self._turns())):
+            if color == first_player:
+                tokens.append(f"{number}.")
+            elif i == 0:
+                tokens.append(f"{number}...")
+            if color != first_player:
+                number += 1
+            tokens.append(str(move))
+        return " ".join(tokens)
+
+    def to_json(self) -> dict:
+        """Everything the page draws: position, legal moves for the user, history and result."""
+        board = self.board
+        rules = board.rules
+        layout = board_layout(rules)
+        outcome = self.outcome_json()
+        user_to_move = outcome is None and board.turn == self.user
+        legal = board.legal_moves() if user_to_move else []
+        turns = self._turns()
+        pieces = []
+        for color in (Color.WHITE, Color.BLACK):
+            kings = set(board.pieces(color, kings=True))
+            pieces += [{"index": i, "color": _color_name(color), "king": i in kings} for i in board.pieces(color)]
+        history = [
+            dict(_move_json(board, move), color=_color_name(color), ply=i)
+            for i, (move, color) in enumerate(zip(board.move_stack, turns))
+        ]
+        return {
+            "id": self.id,
+            "variant": rules.name,
+            "rules": {"forced_capture": rules.forced_capture},
+            "board_size": rules.board_size,
+            "mirrored": layout.mirrored,
+            "notation": rules.notation,
+            "first_player": rules.first_player,
+            "user_color": _color_name(self.user),
+            "opponent": self.opponent.spec,
+            "turn": _color_name(board.turn),
+            "user_to_move": user_to_move,
+            "fen": board.fen(),
+            "squares": [
+                {"index": i, "name": board.square_name(i), "row": layout.cell(i)[0], "col": layout.cell(i)[1]}
+                for i in range(rules.squares)
+            ],
+            "pieces": pieces,
+            "legal_moves": [_move_json(board, m) for m in legal],
+            "must_capture": list(must_capture_squares(board)) if user_to_move else [],
+            "moves": history,
+            "movetext": self.movetext(),
+            "computer_moves": [str(m) for m in self.last_reply],
+            "outcome": outcome,
+        }
+
+    def pdn(self) -> str:
+        """The game as PDN text (tags, movetext, result), written by the core's PDN writer."""
+        players = {self.user: "You", self.user.other: f"Computer ({self.opponent.spec})"}
+        tags = {
+            "Event": "Casual game",
+            "Site": "checkers-play",
+            "Date": self.started.strftime("%Y.%m.%d"),
+            "White": players[Color.WHITE],
+            "Black": players[Color.BLACK],
+        }
+        return game_to_pdn(self.board, tags=tags)
+
+
+class GameStore:
+    """The games in memory, by id, least recently used first; safe across threads."""
+
+    def __init__(self, limit: int = MAX_GAMES):
+        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._lock = threading.Lock()
+        self._limit = limit
+
+    def add(self, game: Game) -> None:
+        with self._lock:
+            self._games[game.id] = game
+            while len(self._games) > self._limit:
+                self._games.popitem(last=False)
+
+    def get(self, game_id: str) -> Game:
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None:
+                raise ApiError(404, f"no game with id {game_id!r} (games are kept in memory; start a new one)")
+            self._games.move_to_end(game_id)
+            return game
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._games)
+
+
+def _body() -> dict:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise ApiError(400, "the request body must be a JSON object (Content-Type: application/json)")
+    if not isinstance(data, dict):
+        raise ApiError(400, f"the request body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _new_game(data: dict, move_time: float) -> Game:
+    unknown = set(data) - {"variant", "color", "opponent", "rules", "fen", "seed"}
+    if unknown:
+        raise ApiError(400, f"unknown field(s) {sorted(unknown)}; known: variant, color, opponent, rules, fen, seed")
+    variant = data.get("variant", "american")
+    rules = data.get("rules") or {}
+    fen = data.get("fen")
+    seed = data.get("seed")
+    if not isinstance(variant, str):
+        raise ApiError(400, f'"variant" must be a variant name, one of {", ".join(VARIANTS)}')
+    if not isinstance(rules, dict) or set(rules) - set(HOUSE_RULES):
+        raise ApiError(400, f'"rules" must be an object with only {", ".join(HOUSE_RULES)}')
+    if any(not isinstance(v, bool) for v in rules.values()):
+        raise ApiError(400, '"rules" values must be true or false')
+    if fen is not None and not isinstance(fen, str):
+        raise ApiError(400, '"fen" must be a FEN string such as "W:W21,22:B1,2"')
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ApiError(400, '"seed" must be an integer')
+    try:
+        board = Board(variant, fen=fen or None, **rules)
+    except (UnknownVariantError, RulesError, InvalidFenError, InvalidSquareError) as exc:
+        raise ApiError(400, str(exc)) from None
+    first = Color.WHITE if board.rules.first_player == "white" else Color.BLACK
+    color = data.get("color", _color_name(first))
+    if color not in ("white", "black"):
+        raise ApiError(400, f'"color" must be "white" or "black", got {color!r}')
+    try:
+        opponent = make_opponent(data.get("opponent", DEFAULT_OPPONENT), board, seed=seed, move_time=move_time)
+    except OpponentError as exc:
+        raise ApiError(400, str(exc)) from None
+    game = Game(board, Color.WHITE if color == "white" else Color.BLACK, opponent)
+    game.play_computer()
+    return game
+
+
+def create_app(move_time: float = 2.0, max_games: int = MAX_GAMES) -> Flask:
+    """The Flask app: the page under ``/`` and the JSON API under ``/api`` (see the module docstring).
+
+    ``move_time`` bounds the seconds the computer thinks over one move.
+    """
+    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    store = GameStore(max_games)
+    app.config["GAMES"] = store
+
+    def locked(game_id: str):
+        game = store.get(game_id)
+        if not game.lock.acquire(timeout=LOCK_WAIT):
+            raise ApiError(503, "the game is busy with another request; try again")
+        return game
+
+    @app.errorhandler(ApiError)
+    def api_error(exc: ApiError):
+        return jsonify(error=exc.message), exc.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if request.path.startswith("/api/"):
+            return jsonify(error=exc.description), exc.code
+        return exc
+
+    @app.get("/")
+    def index():
+        return send_from_directory(STATIC, "index.html")
+
+    @app.get("/api/variants")
+    def variants():
+        return jsonify(
+            variants=[
+                {
+                    "name": name,
+                    "board_size": rules.board_size,
+                    "first_player": rules.first_player,
+                    "notation": rules.notation,
+                    "house_rule_allowed": rules.board_size == 8,
+                }
+                for name, rules in VARIANTS.items()
+            ],
+            house_rules=list(HOUSE_RULES),
+            default_opponent=DEFAULT_OPPONENT,
+        )
+
+    @app.post("/api/games")
+    def create_game():
+        game = _new_game(_body(), move_time)
+        store.add(game)
+        with game.lock:
+            return jsonify(game.to_json()), 201
+
+    @app.get("/api/games/<game_id>")
+    def get_game(game_id: str):
+        game = locked(game_id)
+        try:
+            return jsonify(game.to_json())
+        finally:
+            game.lock.release()
+
+    @app.post("/api/games/<game_id>/move")
+    def move(game_id: str):
+        data = _body()
+        if "move" not in data:
+            raise ApiError(400, 'the body must hold "move": text such as "11-15" or {"start", "path"}')
+        game = locked(game_id)
+        try:
+            game.play_user(data["move"])
+            return jsonify(game.to_json())
+        finally:
+            game.lock.release()
+
+    @app.post("/api/games/<game_id>/undo")
+    def undo(game_id: str):
+        game = locked(game_id)
+        try:
+            game.undo()
+            return jsonify(game.to_json())
+        finally:
+            game.lock.release()
+
+    @app.get("/api/games/<game_id>/pdn")
+    def pdn(game_id: str):
+        game = locked(game_id)
+        try:
+            text = game.pdn()
+        finally:
+            game.lock.release()
+        filename = f"{game.board.rules.name}-{game.id[:8]}.pdn"
+        return Response(
+            text,
+            mimetype="application/x-checkers-pdn",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
+    return app

@@ -1,0 +1,532 @@
+// The page: draws the game the server sends (GET/POST /api/games...) and turns clicks and drags into moves.
+//
+// The server is the referee: it sends the position, the user's legal moves (start, path of landing
+// squares, captured squares, PDN text) and the squares that must capture. This script only picks
+// among those moves, leg by leg, and explains why a square is refused.
+"use strict";
+
+const FILES = "abcdefghij";
+const VARIANT_TITLES = {
+  american: "American / English checkers",
+  russian: "Russian draughts",
+  brazilian: "Brazilian draughts",
+  spanish: "Spanish draughts",
+  italian: "Italian draughts",
+  czech: "Czech draughts",
+  international: "International draughts (10x10)",
+  pool: "Pool checkers",
+};
+
+const state = {
+  variants: [],
+  game: null,
+  flipped: false,
+  selected: null, // index of the picked piece
+  legs: [], // landing squares chosen so far for the picked piece
+  busy: false,
+  drag: null,
+};
+
+const $ = (id) => document.getElementById(id);
+
+async function api(method, url, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, options);
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (_) {
+    data = null;
+  }
+  if (!response.ok) {
+    throw new Error((data && data.error) || `the server answered ${response.status}`);
+  }
+  return data;
+}
+
+function say(text) {
+  $("message").textContent = text || "";
+}
+
+function capitalize(word) {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+// ------------------------------------------------------------------ set-up form
+
+function currentVariant() {
+  return state.variants.find((v) => v.name === $("variant").value);
+}
+
+function updateForm() {
+  const variant = currentVariant();
+  if (variant) {
+    const forced = $("forced-capture");
+    forced.disabled = !variant.house_rule_allowed;
+    if (!variant.house_rule_allowed) forced.checked = true;
+    for (const option of $("color").options) {
+      const first = option.value === variant.first_player;
+      option.textContent = capitalize(option.value) + (first ? " (moves first)" : "");
+    }
+  }
+  const kind = $("opponent-kind").value;
+  $("depth-label").hidden = kind !== "minimax";
+  $("checkpoint-label").hidden = kind !== "checkpoint";
+}
+
+function opponentSpec() {
+  const kind = $("opponent-kind").value;
+  if (kind === "minimax") return `minimax:${$("depth").value}`;
+  if (kind === "checkpoint") return $("checkpoint").value.trim();
+  return "random";
+}
+
+async function newGame(event) {
+  if (event) event.preventDefault();
+  const body = {
+    variant: $("variant").value,
+    color: $("color").value,
+    opponent: opponentSpec(),
+  };
+  if (!$("forced-capture").checked) body.rules = { forced_capture: false };
+  state.busy = true;
+  $("status").textContent = "Starting a new game…";
+  say("");
+  try {
+    setGame(await api("POST", "/api/games", body));
+    // White is drawn at the bottom; a user playing Black sees the board from their side.
+    state.flipped = state.game.user_color === "black";
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+function setGame(game) {
+  state.game = game;
+  state.selected = null;
+  state.legs = [];
+  history.replaceState(null, "", `#${game.id}`);
+}
+
+// ------------------------------------------------------------------ moves
+
+function pieceAt(index) {
+  return state.game.pieces.find((p) => p.index === index) || null;
+}
+
+function isMine(index) {
+  const piece = pieceAt(index);
+  return piece !== null && piece.color === state.game.user_color;
+}
+
+function moveKey(move) {
+  return [move.start, move.path[move.path.length - 1], [...move.captures].sort((a, b) => a - b).join(","), move.promotes].join("|");
+}
+
+function distinct(moves) {
+  const seen = new Map();
+  for (const move of moves) if (!seen.has(moveKey(move))) seen.set(moveKey(move), move);
+  return [...seen.values()];
+}
+
+// The user's legal moves that start on the picked piece and follow the legs chosen so far.
+function candidates() {
+  if (state.selected === null) return [];
+  return state.game.legal_moves.filter(
+    (m) => m.start === state.selected && state.legs.every((sq, i) => m.path[i] === sq),
+  );
+}
+
+function name(index) {
+  return state.game.squares[index].name;
+}
+
+function mustCaptureText() {
+  const names = state.game.must_capture.map(name);
+  const who = names.length === 1 ? `the piece on ${names[0]} must capture` : `the pieces circled in red (${names.join(", ")}) can capture, and one of them must`;
+  return `Capture is compulsory: ${who}.`;
+}
+
+function canPlay() {
+  const game = state.game;
+  return game && !state.busy && !game.outcome && game.user_to_move;
+}
+
+function pick(index) {
+  const game = state.game;
+  const moves = game.legal_moves.filter((m) => m.start === index);
+  if (!moves.length) {
+    state.selected = null;
+    state.legs = [];
+    if (game.must_capture.length) {
+      say(mustCaptureText());
+      flashMustCapture();
+    } else {
+      say(`The piece on ${name(index)} cannot move.`);
+    }
+    render();
+    return false;
+  }
+  state.selected = index;
+  state.legs = [];
+  say("");
+  render();
+  return true;
+}
+
+function unpick() {
+  state.selected = null;
+  state.legs = [];
+  render();
+}
+
+// A click (or a drop) on square `index` while a piece is picked.
+function target(index) {
+  const cands = candidates();
+  const next = cands.filter((m) => m.path[state.legs.length] === index);
+  if (next.length) {
+    state.legs.push(index);
+    const done = candidates().filter((m) => m.path.length === state.legs.length);
+    if (done.length) {
+      submit(done[0]);
+    } else {
+      say("Keep capturing: click the next landing square.");
+      render();
+    }
+    return;
+  }
+  const ending = distinct(cands.filter((m) => m.path[m.path.length - 1] === index));
+  if (ending.length === 1) {
+    submit(ending[0]);
+    return;
+  }
+  if (ending.length > 1) {
+    say(`Several captures end on ${name(index)}: click the landing squares of the one you want, one by one.`);
+    render();
+    return;
+  }
+  if (!state.legs.length && isMine(index)) {
+    pick(index);
+    return;
+  }
+  if (state.game.must_capture.length) {
+    say(mustCaptureText());
+    flashMustCapture();
+  } else {
+    say(`The piece on ${name(state.selected)} cannot go to ${name(index)}.`);
+  }
+  render();
+}
+
+async function submit(move) {
+  const game = state.game;
+  state.busy = true;
+  state.selected = null;
+  state.legs = [];
+  // Show the user's move at once; the server's answer (with the computer's reply) replaces it.
+  const captured = new Set(move.captures);
+  game.pieces = game.pieces
+    .filter((p) => !captured.has(p.index))
+    .map((p) => (p.index === move.start ? { ...p, index: move.path[move.path.length - 1], king: p.king || move.promotes } : p));
+  game.legal_moves = [];
+  game.must_capture = [];
+  game.moves = [...game.moves, { ...move, color: game.user_color }];
+  say("");
+  render("The computer is thinking…");
+  try {
+    setGame(await api("POST", `/api/games/${game.id}/move`, { move: { start: move.start, path: move.path } }));
+  } catch (error) {
+    say(error.message);
+    try {
+      setGame(await api("GET", `/api/games/${game.id}`));
+    } catch (_) {
+      /* the message above says what went wrong */
+    }
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+async function undo() {
+  if (!state.game || state.busy) return;
+  state.busy = true;
+  try {
+    setGame(await api("POST", `/api/games/${state.game.id}/undo`));
+    say("");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+function flashMustCapture() {
+  for (const el of document.querySelectorAll(".piece.must-capture")) {
+    el.classList.remove("flash");
+    void el.offsetWidth; // restart the animation
+    el.classList.add("flash");
+  }
+}
+
+// ------------------------------------------------------------------ pointer input
+
+function squareIndexAt(x, y) {
+  const el = document.elementFromPoint(x, y);
+  const square = el && el.closest(".square.dark");
+  return square ? Number(square.dataset.index) : null;
+}
+
+function onPointerDown(event) {
+  if (event.button !== 0 || !canPlay()) return;
+  const square = event.target.closest(".square.dark");
+  if (!square) return;
+  const index = Number(square.dataset.index);
+  event.preventDefault();
+  if (isMine(index) && !state.legs.length) {
+    const wasSelected = state.selected === index;
+    if (!wasSelected && !pick(index)) return;
+    const piece = document.querySelector(`.square[data-index="${index}"] .piece`);
+    state.drag = { index, piece, x: event.clientX, y: event.clientY, moved: false, wasSelected };
+    return;
+  }
+  if (state.selected !== null) {
+    target(index);
+  } else if (pieceAt(index) === null && state.game.must_capture.length) {
+    say(mustCaptureText());
+    flashMustCapture();
+  }
+}
+
+function onPointerMove(event) {
+  const drag = state.drag;
+  if (!drag || !drag.piece) return;
+  const dx = event.clientX - drag.x;
+  const dy = event.clientY - drag.y;
+  if (!drag.moved && Math.hypot(dx, dy) < 5) return;
+  drag.moved = true;
+  drag.piece.classList.add("dragging");
+  drag.piece.style.transform = `translate(${dx}px, ${dy}px)`;
+}
+
+function onPointerUp(event) {
+  const drag = state.drag;
+  if (!drag) return;
+  state.drag = null;
+  if (drag.piece) {
+    drag.piece.classList.remove("dragging");
+    drag.piece.style.transform = "";
+  }
+  if (!drag.moved) {
+    if (drag.wasSelected) unpick(); // a second click on the picked piece puts it down
+    return;
+  }
+  const index = squareIndexAt(event.clientX, event.clientY);
+  if (index !== null && index !== drag.index && state.selected === drag.index) target(index);
+}
+
+// ------------------------------------------------------------------ drawing
+
+function cellOf(index) {
+  const n = state.game.board_size;
+  const sq = state.game.squares[index];
+  return state.flipped ? [n - 1 - sq.row, n - 1 - sq.col] : [sq.row, sq.col];
+}
+
+function render(statusOverride) {
+  const game = state.game;
+  const board = $("board");
+  if (!game) {
+    $("status").textContent = statusOverride || "Choose a variant and start a new game.";
+    return;
+  }
+  const n = game.board_size;
+  document.documentElement.style.setProperty("--n", n);
+  board.dataset.variant = game.variant;
+  board.dataset.flipped = state.flipped;
+
+  const byCell = new Map();
+  for (const sq of game.squares) {
+    const [r, c] = cellOf(sq.index);
+    byCell.set(r * n + c, sq.index);
+  }
+  const pieces = new Map(game.pieces.map((p) => [p.index, p]));
+  const cands = candidates();
+  const targets = new Set(distinct(cands).map((m) => m.path[m.path.length - 1]));
+  const legs = new Set(cands.filter((m) => m.path.length > state.legs.length + 1).map((m) => m.path[state.legs.length]));
+  const last = game.moves.length ? game.moves[game.moves.length - 1] : null;
+  const lastSquares = new Set(last ? [last.start, ...last.path] : []);
+  const mustCapture = new Set(game.must_capture);
+  const playable = canPlay();
+
+  board.replaceChildren();
+  for (let r = 0; r < n; r++) {
+    for (let c = 0; c < n; c++) {
+      const cell = document.createElement("div");
+      cell.className = "square";
+      const index = byCell.get(r * n + c);
+      if (index !== undefined) {
+        cell.classList.add("dark");
+        cell.dataset.index = index;
+        cell.dataset.name = game.squares[index].name;
+        cell.setAttribute("role", "gridcell");
+        cell.setAttribute("aria-label", game.squares[index].name);
+        if (lastSquares.has(index)) cell.classList.add("last");
+        if (targets.has(index) && !state.legs.includes(index)) cell.classList.add("target");
+        if (legs.has(index) && !targets.has(index)) cell.classList.add("leg");
+        if (state.legs.includes(index)) cell.classList.add("path");
+        if (game.notation === "numeric") {
+          const number = document.createElement("span");
+          number.className = "number";
+          number.textContent = game.squares[index].name;
+          cell.appendChild(number);
+        }
+        const piece = pieces.get(index);
+        if (piece) {
+          const el = document.createElement("div");
+          el.className = `piece ${piece.color}`;
+          if (piece.king) el.classList.add("king");
+          if (playable && piece.color === game.user_color) el.classList.add("mine");
+          if (mustCapture.has(index)) el.classList.add("must-capture");
+          if (state.selected === index) el.classList.add("selected");
+          el.title = `${capitalize(piece.color)} ${piece.king ? "king" : "man"} on ${game.squares[index].name}`;
+          cell.appendChild(el);
+        }
+      }
+      board.appendChild(cell);
+    }
+  }
+
+  // Coordinates of the real board: files from White's left, ranks from White's side.
+  $("files").replaceChildren(
+    ...Array.from({ length: n }, (_, c) => {
+      const span = document.createElement("span");
+      span.textContent = FILES[state.flipped ? n - 1 - c : c];
+      return span;
+    }),
+  );
+  $("ranks").replaceChildren(
+    ...Array.from({ length: n }, (_, r) => {
+      const span = document.createElement("span");
+      span.textContent = String(state.flipped ? r + 1 : n - r);
+      return span;
+    }),
+  );
+
+  renderStatus(statusOverride);
+  renderMoves();
+  const hasUserMove = game.moves.some((m) => m.color === game.user_color);
+  $("undo").disabled = state.busy || !hasUserMove;
+  const download = $("download");
+  download.href = `/api/games/${game.id}/pdn`;
+  download.classList.toggle("disabled", state.busy);
+}
+
+function renderStatus(statusOverride) {
+  const game = state.game;
+  const status = $("status");
+  const result = $("result");
+  if (game.outcome) {
+    status.textContent = "Game over";
+    result.hidden = false;
+    result.textContent = `${game.outcome.result}: ${game.outcome.text}`;
+    return;
+  }
+  result.hidden = true;
+  result.textContent = "";
+  if (statusOverride) {
+    status.textContent = statusOverride;
+  } else if (game.user_to_move) {
+    const side = capitalize(game.user_color);
+    status.textContent = game.must_capture.length ? `Your move (${side}): you must capture` : `Your move (${side})`;
+  } else {
+    status.textContent = "The computer is thinking…";
+  }
+}
+
+function renderMoves() {
+  const game = state.game;
+  const list = $("moves");
+  const rows = [];
+  let number = 1;
+  game.moves.forEach((move, i) => {
+    const first = move.color === game.first_player;
+    if (first) rows.push({ number, plies: [move.text] });
+    else if (i === 0) rows.push({ number, plies: ["…", move.text] });
+    else rows[rows.length - 1].plies.push(move.text);
+    if (!first) number += 1;
+  });
+  list.replaceChildren(
+    ...rows.map((row, r) => {
+      const li = document.createElement("li");
+      li.value = row.number;
+      row.plies.forEach((text, p) => {
+        const span = document.createElement("span");
+        span.textContent = text;
+        if (r === rows.length - 1 && p === row.plies.length - 1) span.className = "current";
+        li.appendChild(span);
+      });
+      return li;
+    }),
+  );
+  list.scrollTop = list.scrollHeight;
+}
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  const data = await api("GET", "/api/variants");
+  state.variants = data.variants;
+  const select = $("variant");
+  for (const variant of data.variants) {
+    const option = document.createElement("option");
+    option.value = variant.name;
+    option.textContent = VARIANT_TITLES[variant.name] || capitalize(variant.name);
+    select.appendChild(option);
+  }
+  const [kind, depth] = data.default_opponent.split(":");
+  $("opponent-kind").value = kind;
+  if (depth) $("depth").value = depth;
+  select.addEventListener("change", () => {
+    updateForm();
+    const variant = currentVariant();
+    $("color").value = variant.first_player;
+  });
+  $("opponent-kind").addEventListener("change", updateForm);
+  $("new-game-form").addEventListener("submit", newGame);
+  $("undo").addEventListener("click", undo);
+  $("flip").addEventListener("click", () => {
+    state.flipped = !state.flipped;
+    render();
+  });
+  const board = $("board");
+  board.addEventListener("pointerdown", onPointerDown);
+  document.addEventListener("pointermove", onPointerMove);
+  document.addEventListener("pointerup", onPointerUp);
+  $("color").value = currentVariant().first_player;
+  updateForm();
+
+  // Reopen the game named in the address (a reload keeps the game), else start one.
+  const id = location.hash.slice(1);
+  if (id) {
+    try {
+      setGame(await api("GET", `/api/games/${id}`));
+      state.flipped = state.game.user_color === "black";
+      render();
+      return;
+    } catch (_) {
+      history.replaceState(null, "", location.pathname);
+    }
+  }
+  await newGame();
+}
+
+start().catch((error) => say(`Cannot reach the server: ${error.message}`));
