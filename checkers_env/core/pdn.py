@@ -1,0 +1,411 @@
+"""Reading and writing PDN game files (Portable Draughts Notation, PDN 3.0).
+
+A PDN file holds any number of games. Each game is a tag section of lines
+``[Key "Value"]`` followed by move text and a result token::
+
+    [Event "Club match"]
+    [GameType "21"]
+    1. 11-15 23-19 {a comment} 2. 8-11 ( 9-14 22x17 ) 22-17 $1 1-0
+
+Read with :func:`read_pdn`, replay (every move checked against the rules) with
+:meth:`PdnGame.replay`, write a played :class:`~checkers_env.core.board.Board`
+with :func:`game_to_pdn` and whole files with :func:`write_pdn`::
+
+    >>> from checkers_env.core import Board
+    >>> board = Board("american")
+    >>> _ = board.push("11-15"); _ = board.push("23-19")
+    >>> text = game_to_pdn(board, tags={"Event": "demo"})
+    >>> print(text, end="")
+    [Event "demo"]
+    [GameType "21,B,8,8,N1,0"]
+    [Result "*"]
+    <BLANKLINE>
+    1. 11-15 23-19 *
+    >>> read_pdn(text)[0].replay().fen() == board.fen()
+    True
+
+What the reader accepts: comments ``{...}`` and ``;`` to the end of the line,
+``%`` escape lines, variations ``( ... )`` (nested, skipped), move numbers
+``1.`` and ``1...``, NAGs ``$1``, move suffixes ``!`` and ``?``, and the result
+tokens ``1-0 0-1 1/2-1/2 2-0 0-2 1-1 *``. The ``GameType`` tag's first
+number chooses the variant (PDN's default, 21, when the tag is absent); the
+numbers come from ``Rules.pdn_game_type`` of the named variants.
+
+Rule overrides of a board (e.g. ``forced_capture=False``) have no PDN tag: pass
+the same :class:`Rules` to :meth:`PdnGame.replay` to replay such games.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .board import WHITE, Board, Color
+from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError
+from .notation import parse_fen, parse_square
+from .variants import VARIANTS, Rules, get_rules
+
+__all__ = ["PdnGame", "read_pdn", "game_to_pdn", "write_pdn", "variant_of_game_type", "RESULTS"]
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "*")
+"""Result tokens PDN 3.0 allows (``2-0``/``0-2``/``1-1`` count tournament points)."""
+
+DEFAULT_GAME_TYPE = 21
+"""The GameType PDN assumes when a game has no ``GameType`` tag (American checkers)."""
+
+LINE_WIDTH = 80
+"""Move text lines written by :func:`game_to_pdn` are at most this wide."""
+
+
+def _game_type_number(value: str) -> int | None:
+    head = value.split(",", 1)[0].strip()
+    return int(head) if head.isdigit() else None
+
+
+def _game_types() -> dict[int, str]:
+    # First number of each named variant's GameType: the only place the
+    # mapping comes from, so a new variant in variants.py is read here too.
+    table: dict[int, str] = {}
+    for name, rules in VARIANTS.items():
+        number = _game_type_number(rules.pdn_game_type)
+        if number is not None:
+            table.setdefault(number, name)
+    return table
+
+
+def variant_of_game_type(value: str | int | None) -> str:
+    """The variant name of a ``GameType`` tag value (``"20"``, ``"21,B,8,8,N1,0"``, ``25``).
+
+    ``None`` gives PDN's default, 21. Raises :class:`InvalidPdnError` for a
+    number no named variant has.
+    """
+    number = DEFAULT_GAME_TYPE if value is None else _game_type_number(str(value))
+    table = _game_types()
+    if number not in table:
+        known = ", ".join(f"{n} ({v})" for n, v in sorted(table.items()))
+        raise InvalidPdnError(f"GameType {value!r} is not a supported variant; supported GameTypes: {known}")
+    return table[number]
+
+
+@dataclass
+class PdnGame:
+    """One game of a PDN file.
+
+    ``tags`` keeps the order of the file; ``moves`` is the main line's move
+    text as written (``"11-15"``, ``"c3:e5"``), without move numbers,
+    comments, NAGs or variations; ``result`` is one of :data:`RESULTS`.
+    """
+
+    tags: dict[str, str] = field(default_factory=dict)
+    """Tag pairs in file order, e.g. ``{"Event": "...", "GameType": "20"}``."""
+    moves: list[str] = field(default_factory=list)
+    """Move text of the main line, one entry per ply."""
+    result: str = "*"
+    """The result token that ends the move text."""
+    number: int = 1
+    """Position of the game in its file (1-based), used in error messages."""
+
+    @property
+    def variant(self) -> str:
+        """The variant named by the ``GameType`` tag (21, american, when absent)."""
+        try:
+            return variant_of_game_type(self.tags.get("GameType"))
+        except InvalidPdnError as exc:
+            raise InvalidPdnError(f"{self._name()}: {exc}") from None
+
+    def _name(self) -> str:
+        who = " vs ".join(self.tags[k] for k in ("White", "Black") if self.tags.get(k))
+        return f"game {self.number}" + (f" ({who})" if who else "")
+
+    def _start_board(self, variant: str | Rules | None) -> Board:
+        rules = get_rules(self.variant if variant is None else variant)
+        fen = self.tags.get("FEN")
+        try:
+            return Board(rules, fen=fen)
+        except InvalidFenError as exc:
+            raise InvalidPdnError(f"{self._name()}: bad FEN tag: {exc}") from None
+
+    def replay(self, variant: str | Rules | None = None) -> Board:
+        """A board with every move of the game played, each checked for legality.
+
+        ``variant`` (a name or :class:`Rules`) overrides the ``GameType`` tag.
+        The game starts from the ``FEN`` tag when there is one. Raises
+        :class:`InvalidPdnError` naming the game, the ply and the move when a
+        move is malformed, ambiguous or illegal.
+        """
+        board = self._start_board(variant)
+        for ply, text in enumerate(self.moves, start=1):
+            try:
+                move = _parse_move(board, text)
+            except IllegalMoveError as exc:
+                raise InvalidPdnError(f"{self._name()}, ply {ply}, move {text!r}: {exc}") from None
+            board.push(move)
+        return board
+
+    def to_pdn(self) -> str:
+        """The game as PDN text: tags, a blank line, numbered move text wrapped at
+        :data:`LINE_WIDTH` columns, and the result."""
+        lines = [f'[{key} "{_escape(value)}"]' for key, value in self.tags.items()]
+        number, second_first = self._numbering()
+        units: list[str] = []
+        for i, text in enumerate(self.moves):
+            # A "move" is one ply of each side; the first player's ply carries
+            # its number, a game that starts with the second player uses "n...".
+            by_first = (i % 2 == 0) != second_first
+            if by_first:
+                units.append(f"{number}. {text}")
+            elif i == 0:
+                units.append(f"{number}... {text}")
+            else:
+                units.append(text)
+            if not by_first:
+                number += 1
+        units.append(self.result)
+        text = "\n".join(lines) + ("\n\n" if lines else "") + "\n".join(_wrap(units, LINE_WIDTH))
+        return text + "\n"
+
+    def _numbering(self) -> tuple[int, bool]:
+        """(number of the first move, whether the second player makes the first ply)."""
+        fen = self.tags.get("FEN")
+        if not fen:
+            return 1, False
+        try:
+            rules = get_rules(self.variant)
+            parsed = parse_fen(rules, fen)
+        except (InvalidFenError, InvalidPdnError):
+            return 1, False
+        first = WHITE if rules.first_player == "white" else Color.BLACK
+        return (parsed.move_number or 1), parsed.turn != first
+
+
+def _parse_move(board: Board, text: str):
+    """``board.parse_move`` with PDN suffixes (``!``, ``?``) removed.
+
+    When the text names every landing square but still matches several legal
+    moves (a route whose landings are also a sub-route of another capture),
+    the move whose route is exactly the one written is taken.
+    """
+    clean = text.rstrip("!?+").strip()
+    try:
+        return board.parse_move(clean)
+    except IllegalMoveError as exc:
+        squares = [p for p in re.split(r"[-x:×]", clean.lower()) if p]
+        try:
+            route = [parse_square(board.rules, s) for s in squares]
+        except ValueError:
+            raise exc from None
+        exact = [m for m in board.legal_moves() if [m.start, *m.path] == route]
+        if len(exact) == 1:
+            return exact[0]
+        raise
+
+
+def _escape(value: str) -> str:
+    return str(value).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _wrap(units: list[str], width: int) -> list[str]:
+    lines: list[str] = []
+    line = ""
+    for unit in units:
+        if line and len(line) + 1 + len(unit) > width:
+            lines.append(line)
+            line = unit
+        else:
+            line = f"{line} {unit}" if line else unit
+    if line:
+        lines.append(line)
+    return lines
+
+
+# ------------------------------------------------------------------ reading
+
+_TAG_RE = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)"\s*\]')
+_RESULT_RE = re.compile(r"(1/2-1/2|1-0|0-1|2-0|0-2|1-1|\*)(?=[\s\[{(;]|$)")
+_NUMBER_RE = re.compile(r"\d+\s*\.+")
+_NAG_RE = re.compile(r"\$\d+")
+_MOVE_RE = re.compile(r"[a-jA-J]?\d+(?:[-x:×][a-jA-J]?\d+)+[!?+]*(?=[\s\[{(;)$]|$)")
+_DOTS_RE = re.compile(r"\.+")
+
+
+def read_pdn(text: str) -> list[PdnGame]:
+    """Every game of a PDN text, in order.
+
+    Games are not replayed here (see :meth:`PdnGame.replay`), so this reads
+    games of any variant. Raises :class:`InvalidPdnError` naming the game and
+    line for text that is not PDN (a bad tag, an unclosed comment or
+    variation, an unknown token).
+    """
+    if not isinstance(text, str):
+        raise InvalidPdnError(f"PDN text must be a string, got {type(text).__name__}")
+    games: list[PdnGame] = []
+    game = PdnGame(number=1)
+    in_moves = False  # whether the current game's move text has begun
+    pos, n = 0, len(text)
+
+    def line_of(at: int) -> int:
+        return text.count("\n", 0, at) + 1
+
+    def fail(at: int, what: str):
+        raise InvalidPdnError(f"game {game.number}, line {line_of(at)}: {what}")
+
+    def finish(result: str | None) -> None:
+        nonlocal game, in_moves
+        game.result = result if result is not None else game.tags.get("Result", "*")
+        games.append(game)
+        game = PdnGame(number=game.number + 1)
+        in_moves = False
+
+    while pos < n:
+        ch = text[pos]
+        if ch.isspace():
+            pos += 1
+        elif ch == "%" and (pos == 0 or text[pos - 1] == "\n"):
+            pos = _end_of_line(text, pos)
+        elif ch == ";":
+            pos = _end_of_line(text, pos)
+        elif ch == "{":
+            end = text.find("}", pos)
+            if end < 0:
+                fail(pos, "comment '{' is never closed")
+            pos = end + 1
+        elif ch == "(":
+            pos = _skip_variation(text, pos, fail)
+        elif ch == ")":
+            fail(pos, "')' closes no variation")
+        elif ch == "[":
+            m = _TAG_RE.match(text, pos)
+            if not m:
+                snippet = text[pos : _end_of_line(text, pos)].strip()
+                fail(pos, f'bad tag {snippet!r}: expected [Key "Value"]')
+            if in_moves:  # a tag after move text without a result starts the next game
+                finish(None)
+            game.tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
+            pos = m.end()
+        else:
+            kind, m = _match_token(text, pos)
+            if m is None:
+                token = re.match(r"\S+", text[pos:]).group(0)
+                fail(pos, f"unexpected {token!r}: expected a move such as '11-15', a move number, or a result")
+            if kind == "result":
+                finish(m.group(1))
+            elif kind == "move":
+                game.moves.append(m.group(0))
+                in_moves = True
+            elif kind != "dots":
+                in_moves = True
+            pos = m.end()
+    if in_moves or game.tags:
+        finish(None)
+    return games
+
+
+_TOKENS = (("result", _RESULT_RE), ("number", _NUMBER_RE), ("nag", _NAG_RE), ("move", _MOVE_RE), ("dots", _DOTS_RE))
+
+
+def _match_token(text: str, pos: int):
+    """``(kind, match)`` of the move-text token at ``pos``, or ``(None, None)``.
+
+    Results are tried before moves and numbers before moves, so ``1-0`` is a
+    result and ``12.`` a move number, never a move.
+    """
+    for kind, regex in _TOKENS:
+        m = regex.match(text, pos)
+        if m:
+            return kind, m
+    return None, None
+
+
+def _end_of_line(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end + 1
+
+
+def _skip_variation(text: str, pos: int, fail) -> int:
+    """Position just after the variation that opens at ``pos`` (nested, with comments)."""
+    depth = 0
+    start = pos
+    while pos < len(text):
+        ch = text[pos]
+        if ch == "{":
+            end = text.find("}", pos)
+            if end < 0:
+                fail(pos, "comment '{' is never closed")
+            pos = end + 1
+            continue
+        if ch == ";":
+            pos = _end_of_line(text, pos)
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return pos + 1
+        pos += 1
+    fail(start, "variation '(' is never closed")
+    return pos
+
+
+# ------------------------------------------------------------------ writing
+
+
+def game_to_pdn(board: Board, tags: dict[str, str] | None = None, result: str | None = None) -> str:
+    """The game played on ``board`` (its move stack) as PDN text.
+
+    ``tags`` come first, in their order; ``GameType`` (from the board's rules),
+    ``FEN`` (only when the game did not begin at the start position) and
+    ``Result`` are set from the board. ``result`` defaults to
+    ``board.result()`` (``"*"`` for a game still going on).
+    """
+    if result is None:
+        result = board.result()
+    if result not in RESULTS:
+        raise InvalidPdnError(f"result must be one of {', '.join(RESULTS)}, got {result!r}")
+    start = board.copy()
+    while start.move_stack:
+        start.pop()
+    out = dict(tags or {})
+    out["GameType"] = board.rules.pdn_game_type
+    if start == Board(board.rules) and start.halfmove_clock == 0 and start.ply == 0:
+        out.pop("FEN", None)
+    else:
+        with_clock = start.halfmove_clock != 0 or start.ply != 0
+        out["FEN"] = start.fen(clock=with_clock)
+    out["Result"] = result
+    game = PdnGame(tags=out, moves=[str(m) for m in board.move_stack], result=result)
+    return game.to_pdn()
+
+
+def write_pdn(path: str | os.PathLike, games: Iterable[PdnGame | Board | str]) -> None:
+    """Write games (:class:`PdnGame`, played :class:`Board`, or PDN text) to a file.
+
+    The file is written to a temporary file in the same folder and moved into
+    place with :func:`os.replace`, so readers never see half a file.
+    """
+    parts = []
+    for game in games:
+        if isinstance(game, PdnGame):
+            parts.append(game.to_pdn())
+        elif isinstance(game, Board):
+            parts.append(game_to_pdn(game))
+        elif isinstance(game, str):
+            parts.append(game if game.endswith("\n") else game + "\n")
+        else:
+            raise TypeError(f"write_pdn takes PdnGame, Board or str games, got {type(game).__name__}")
+    text = "\n".join(parts)
+    folder = os.path.dirname(os.path.abspath(os.fspath(path)))
+    fd, tmp = tempfile.mkstemp(prefix=".pdn-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

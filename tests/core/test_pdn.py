@@ -1,0 +1,207 @@
+"""PDN game files: reading, replaying, writing, round trips in every variant."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from checkers_env.core import VARIANTS, Board, InvalidPdnError
+from checkers_env.core.pdn import PdnGame, game_to_pdn, read_pdn, variant_of_game_type, write_pdn
+
+
+def random_game(variant: str, seed: int, max_plies: int = 120, fen: str | None = None) -> Board:
+    rng = random.Random(seed)
+    board = Board(variant, fen=fen)
+    while len(board.move_stack) < max_plies and board.outcome() is None:
+        board.push(rng.choice(board.legal_moves()))
+    return board
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_round_trip_random_games(variant):
+    for seed in range(4):
+        board = random_game(variant, seed)
+        text = game_to_pdn(board, tags={"Event": f"random {seed}", "White": "a", "Black": "b"})
+        assert all(len(line) <= 80 for line in text.splitlines())
+        (game,) = read_pdn(text)
+        assert game.tags["Event"] == f"random {seed}"
+        assert list(game.tags)[:3] == ["Event", "White", "Black"]
+        assert "FEN" not in game.tags
+        assert game.variant == variant
+        assert game.result == board.result() == game.tags["Result"]
+        assert game.moves == [str(m) for m in board.move_stack]
+        replayed = game.replay()
+        assert replayed.move_stack == board.move_stack
+        assert replayed.fen(clock=True) == board.fen(clock=True)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_round_trip_from_a_set_up_position_with_second_player_to_move(variant):
+    # Start after one ply of a random game, so the second player moves first
+    # and the FEN tag is needed.
+    start = random_game(variant, 7, max_plies=1)
+    board = random_game(variant, 8, max_plies=30, fen=start.fen())
+    text = game_to_pdn(board)
+    (game,) = read_pdn(text)
+    assert game.tags["FEN"] == start.fen()
+    movetext = text.split("\n\n", 1)[1]
+    assert movetext.startswith("1... ")
+    assert game.replay().fen() == board.fen()
+
+
+def test_full_route_that_is_a_sub_route_of_another_capture_replays():
+    # d2xb4xd6xb8 (3 pieces) and d2xb4xd6xf8xh6xf4xb8 (6 pieces) share start, end
+    # and the first landings, so Board.parse_move finds the first text
+    # ambiguous; the PDN reader takes the move whose route is exactly the one written.
+    board = Board("russian", fen="W:Wa1,a3,d2,e1,f2,g1:Bc3,c5,c7,d4,e7,g5,g7,h8")
+    move = next(m for m in board.legal_moves() if len(m.captures) == 3)
+    assert str(move) == "d2xb4xd6xb8"
+    board.push(move)
+    replayed = read_pdn(game_to_pdn(board))[0].replay()
+    assert replayed.move_stack == [move]
+    assert replayed.fen() == board.fen()
+
+
+def test_written_game_layout():
+    board = Board("american")
+    for move in ("11-15", "23-19", "8-11", "22-17"):
+        board.push(move)
+    text = game_to_pdn(board, tags={"Event": 'say "hi"'}, result="1-0")
+    assert text == (
+        '[Event "say \\"hi\\""]\n[GameType "21,B,8,8,N1,0"]\n[Result "1-0"]\n\n1. 11-15 23-19 2. 8-11 22-17 1-0\n'
+    )
+    assert read_pdn(text)[0].tags["Event"] == 'say "hi"'
+
+
+def test_finished_game_result_comes_from_board():
+    board = Board("russian", fen="W:Wc3:Bd4")
+    board.push("c3xe5")
+    text = game_to_pdn(board)
+    assert '[Result "1-0"]' in text and text.rstrip().endswith("1-0")
+
+
+def test_bad_result_is_rejected():
+    with pytest.raises(InvalidPdnError, match="result"):
+        game_to_pdn(Board(), result="win")
+
+
+HAND_WRITTEN = """\
+; a file written by hand
+[Event "Club \\"open\\""]
+[White "Ann"]
+[Black "Bob"]
+[GameType "21"]
+[Result "1-0"]
+
+1. 11-15 {the Old Faithful} 23-19 2. 8-11 $1 (2. 9-14 22x17 ; a side line
+  (2. 10-14 {nested})) 22-17! 3. 4-8 17-13 ;comment to end of line
+4. 15-18
+1-0
+
+%escaped line, ignored
+[Event "second"]
+[GameType "20,W,10,10,N2,0"]
+[FEN "W:W31-35:B16-20"]
+1. 32-28 16-21 2. 28-22 * [Event "third"] [GameType "25"] 1. c3-d4 f6-e5 2. d4:f6 1/2-1/2
+"""
+
+
+def test_read_hand_written_pdn():
+    games = read_pdn(HAND_WRITTEN)
+    assert [g.number for g in games] == [1, 2, 3]
+    first, second, third = games
+    assert first.tags == {"Event": 'Club "open"', "White": "Ann", "Black": "Bob", "GameType": "21", "Result": "1-0"}
+    assert first.moves == ["11-15", "23-19", "8-11", "22-17!", "4-8", "17-13", "15-18"]
+    assert first.result == "1-0"
+    board = first.replay()
+    assert board.ply == 7 and str(board.peek()) == "15-18"
+    assert second.variant == "international" and second.result == "*"
+    assert second.moves == ["32-28", "16-21", "28-22"]
+    assert second.replay().fen() == "B:W22,31,33,34,35:B17,18,19,20,21"
+    assert third.variant == "russian" and third.result == "1/2-1/2"
+    board = third.replay()
+    assert board.piece_at("f6") is not None and board.piece_at("e5") is None and len(board.pieces(1)) == 11
+
+
+def test_result_tokens():
+    text = " ".join(f'[Event "{r}"] 11-15 {r}' for r in ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "*"))
+    assert [g.result for g in read_pdn(text)] == ["1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "*"]
+
+
+def test_game_without_result_token_takes_result_tag():
+    (game,) = read_pdn('[Result "0-1"]\n1. 11-15 23-19')
+    assert game.result == "0-1" and game.moves == ["11-15", "23-19"]
+
+
+def test_game_type_numbers_follow_the_variants_module():
+    for name, rules in VARIANTS.items():
+        assert variant_of_game_type(rules.pdn_game_type) == name
+        assert variant_of_game_type(rules.pdn_game_type.split(",")[0]) == name
+    assert variant_of_game_type(None) == "american"
+    with pytest.raises(InvalidPdnError, match="GameType"):
+        variant_of_game_type("99")
+
+
+def test_replay_with_explicit_variant_overrides_game_type():
+    game = PdnGame(tags={"GameType": "21"}, moves=["c3-d4"])
+    assert game.replay("russian").piece_at("d4") is not None
+
+
+def test_illegal_move_names_game_ply_and_move():
+    text = '[Event "x"]\n1. 11-15 23-19 *\n[White "Ann"] [Black "Bob"]\n1. 11-15 23-19 2. 15-24 *'
+    games = read_pdn(text)
+    games[0].replay()
+    with pytest.raises(InvalidPdnError, match=r"game 2 \(Ann vs Bob\), ply 3, move '15-24'"):
+        games[1].replay()
+
+
+def test_malformed_move_and_unknown_game_type_and_bad_fen():
+    with pytest.raises(InvalidPdnError, match="ply 1, move '11-99'"):
+        read_pdn("1. 11-99 *")[0].replay()
+    with pytest.raises(InvalidPdnError, match="game 1.*GameType"):
+        read_pdn('[GameType "42"] 1. 11-15 *')[0].replay()
+    with pytest.raises(InvalidPdnError, match="game 1: bad FEN"):
+        read_pdn('[FEN "W:W33:B1"] 1. 11-15 *')[0].replay()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1. 11-15 {never closed", "game 1, line 1: comment"),
+        ("1. 11-15 (2. 9-14", "variation"),
+        ("1. 11-15 ) *", "closes no variation"),
+        ('[Event "x" 1. 11-15 *', "bad tag"),
+        ('[Event "a"] 1-0\n[Event "b"]\n1. 11-15 Nf3 *', "game 2, line 3: unexpected 'Nf3'"),
+    ],
+)
+def test_unreadable_pdn_raises(text, message):
+    with pytest.raises(InvalidPdnError, match=message):
+        read_pdn(text)
+
+
+def test_write_pdn_is_atomic_and_reads_back(tmp_path):
+    boards = [random_game("american", s, max_plies=20) for s in range(3)]
+    path = tmp_path / "games.pdn"
+    path.write_text("old contents")
+    write_pdn(path, [boards[0], read_pdn(game_to_pdn(boards[1]))[0], game_to_pdn(boards[2])])
+    games = read_pdn(path.read_text())
+    assert [g.replay().fen() for g in games] == [b.fen() for b in boards]
+    assert os.listdir(tmp_path) == ["games.pdn"]
+
+
+def test_write_pdn_failure_keeps_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "games.pdn"
+    path.write_text("old contents")
+    with pytest.raises(TypeError):
+        write_pdn(path, [Board(), 42])
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        write_pdn(path, [Board()])
+    assert path.read_text() == "old contents"
+    assert os.listdir(tmp_path) == ["games.pdn"]
