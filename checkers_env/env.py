@@ -1,0 +1,415 @@
+"""Checkers and draughts as a PettingZoo AEC environment.
+
+    >>> import checkers_env.env as ce
+    >>> env = ce.env(variant="russian")
+    >>> env.reset(seed=42)
+    >>> for agent in env.agent_iter():
+    ...     observation, reward, termination, truncation, info = env.last()
+    ...     if termination or truncation:
+    ...         action = None
+    ...     else:
+    ...         action = env.action_space(agent).sample(observation["action_mask"])
+    ...     env.step(action)
+    >>> env.close()
+
+| Import             | `from checkers_env.env import env` (or `raw_env`)              |
+|--------------------|----------------------------------------------------------------|
+| Actions            | Discrete                                                       |
+| Parallel API       | No                                                             |
+| Manual Control     | No                                                             |
+| Agents             | `agents= ['player_0', 'player_1']`                             |
+| Agents             | 2                                                              |
+| Action Shape       | Discrete(896) on 8x8, Discrete(1800) on 10x10                  |
+| Action Values      | Discrete(896) / Discrete(1800)                                 |
+| Observation Shape  | (8, 8, 8) on 8x8, (8, 10, 10) on 10x10                         |
+| Observation Values | [0, 1]                                                         |
+
+``player_0`` is the side that moves first in the variant (Black in american
+and pool, White elsewhere); ``player_1`` the other. The variant is chosen by
+name (american, russian, brazilian, spanish, italian, czech, international,
+pool; aliases such as "english") and rule fields can be overridden, e.g.
+``env("american", forced_capture=False)``.
+
+### Actions
+
+An action is one *leg* (a step, or one jump of a capture):
+``(from square, direction, distance)`` numbered in the frame of the player to
+move (see :mod:`checkers_env.encoding` for the layout and its diagram). A
+capture of several pieces takes several steps of the same agent: it keeps
+``agent_selection`` until its move is complete. The action mask marks exactly
+the legs that continue some legal whole move, so the variant's capture rules
+(mandatory capture, most pieces, king first, ...) are enforced by the mask.
+
+### Observation space
+
+A dict: ``"observation"`` is ``float32[8, N, N]`` planes in the observer's own
+frame (observation.py: own men, own kings, opponent men, opponent kings, the
+piece that must continue, pieces captured so far in this move, draw counter,
+move number) and ``"action_mask"`` is ``int8[num_actions]`` (all zeros for the
+agent not to move).
+
+### Rewards
+
++1 to the winner and -1 to the loser when a side cannot move; 0 to both on a
+draw (the variant's draw rule, or the optional repetition rule). The draw
+rule ends the game as a termination; the ``max_moves`` cap (whole moves since
+reset) as a truncation. With :func:`env`, an illegal action ends the game
+with -1 for the agent that made it (PettingZoo's ``TerminateIllegalWrapper``);
+:class:`raw_env` raises :class:`~checkers_env.core.IllegalMoveError` (a
+``ValueError``) naming the legal actions instead.
+
+### Render modes
+
+``"ansi"`` returns the text board, ``"rgb_array"`` an ``uint8[H, W, 3]``
+image with the last move marked, ``"human"`` shows it in a pygame window.
+Drawing happens only when :meth:`raw_env.render` is called, never in ``step``.
+
+### Registry
+
+Importing this module registers ``checkers/<variant>-v0`` for each named
+variant, so ``pettingzoo.make("aec", "checkers/russian-v0")`` gives the
+wrapped env (PettingZoo 1.26 and newer).
+
+### Version history
+
+* v0: first release (checkers_env 0.1.0): eight variants, leg actions with
+  exact masks, eight observation planes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core import movegen as mg
+from .core.board import Board, Move
+from .core.errors import IllegalMoveError
+from .core.variants import Rules, get_rules
+from .encoding import action_to_leg, make_tables, num_actions
+from .observation import NUM_PLANES, PLY_SCALE
+from .vector import (
+    G_EP_PLY,
+    G_LEGS,
+    G_STATUS,
+    G_WINNER,
+    GAME_SIZE,
+    STATUS_TERMINATED,
+    STEP_CONTINUES,
+    STEP_ILLEGAL,
+    STEP_OVERFLOW,
+    STEP_TERMINATED,
+    STEP_TRUNCATED,
+    init_game,
+    step_game,
+    write_observation,
+)
+
+__all__ = ["env", "raw_env", "ENV_NAME", "registered_ids"]
+
+ENV_NAME = "checkers_v0"
+
+
+def env(variant: str | Rules = "american", render_mode: str | None = None, max_moves: int | None = None,
+        **rule_overrides) -> AECEnv:  # fmt: skip
+    """The AEC env with PettingZoo's standard wrappers for classic games.
+
+    An illegal action ends the game with -1 for its author; an action outside
+    the action space fails an assertion; calls out of order raise.
+    """
+    e = raw_env(variant, render_mode=render_mode, max_moves=max_moves, **rule_overrides)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """The bare AEC env; see the module docstring. Illegal actions raise ``IllegalMoveError``.
+
+    Args:
+        variant: variant name or :class:`~checkers_env.core.Rules`.
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        max_moves: truncate the game after this many whole moves (None: no cap).
+        **rule_overrides: rule fields to override.
+
+    ``reset(options={"fen": ...})`` starts from a position instead of the
+    variant's start position.
+    """
+
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(self, variant: str | Rules = "american", render_mode: str | None = None,
+                 max_moves: int | None = None, **rule_overrides):  # fmt: skip
+        EzPickle.__init__(self, variant, render_mode, max_moves, **rule_overrides)
+        super().__init__()
+        self.rules: Rules = get_rules(variant, **rule_overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if max_moves is not None and (
+            isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1
+        ):
+            raise ValueError(f"max_moves must be a positive integer or None, got {max_moves!r}")
+        self.render_mode = render_mode
+        self.max_moves = int(max_moves or 0)
+        size = self.rules.board_size
+        self._num_actions = num_actions(size)
+        self._ply_scale = self.max_moves or PLY_SCALE
+        self._first = 0 if self.rules.first_player == "white" else 1
+        self._params = mg.make_params(self.rules)
+        self._tables = make_tables(size)
+        self._moves = mg.new_move_buffer()
+        self._scratch = mg.new_scratch()
+        self._game = np.zeros(GAME_SIZE, dtype=np.int64)
+        self._mask_scratch = np.zeros(self._num_actions, dtype=np.int8)
+        self._legal_scratch = np.zeros(self._num_actions, dtype=np.int64)
+        self._window = None
+
+        self.agents = ["player_0", "player_1"]
+        self.possible_agents = self.agents[:]
+        obs_shape = (NUM_PLANES, size, size)
+        self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=0.0, high=1.0, shape=obs_shape, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(self._num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self._start_state = Board(self.rules).state
+        self._reset_game(self._start_state)
+
+    # ---------------------------------------------------------------- spaces
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- state
+
+    def _color_of(self, agent: str) -> int:
+        return self.possible_agents.index(agent) ^ self._first
+
+    def _agent_of(self, color: int) -> str:
+        return self.possible_agents[color ^ self._first]
+
+    def _reset_game(self, state: np.ndarray) -> int:
+        self._game[:] = 0
+        self._game[: mg.STATE_SIZE] = state
+        n = init_game(self._game, self._params, self._moves, self._scratch)
+        if n < 0:
+            raise mg.MoveBufferOverflow("move buffer overflow at reset")
+        self._legs: list[int] = []
+        self._path: list[int] = []
+        self._last_move: tuple[np.ndarray, tuple[int, ...]] | None = None
+        self._move_start_state = self._game[: mg.STATE_SIZE].copy()
+        self._repetitions = Counter([self._position_key()])
+        return n
+
+    def _position_key(self) -> tuple[int, int, int, int]:
+        g = self._game
+        return (int(g[mg.S_WHITE]), int(g[mg.S_BLACK]), int(g[mg.S_KINGS]), int(g[mg.S_TURN]))
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a game; ``seed`` seeds the action spaces' samplers (the start
+        position is fixed); ``options={"fen": FEN}`` starts from that position."""
+        state = self._start_state
+        if options and options.get("fen") is not None:
+            board = Board(self.rules, fen=options["fen"])
+            if not board.legal_moves():
+                raise ValueError(f"cannot start from {options['fen']!r}: the side to move has no legal move")
+            state = board.state
+        if seed is not None:
+            for i, agent in enumerate(self.possible_agents):
+                self.action_spaces[agent].seed(seed + i)
+                self.observation_spaces[agent].seed(seed + i)
+        self._reset_game(state)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self._agent_of(int(self._game[mg.S_TURN]))
+
+    # ------------------------------------------------------------ observing
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Planes seen by ``agent`` and its mask (zeros unless it is to move)."""
+        size = self.rules.board_size
+        obs = np.zeros((NUM_PLANES, size, size), dtype=np.float32)
+        mask = np.zeros(self._num_actions, dtype=np.int8)
+        write_observation(
+            self._game, self._color_of(agent), self._params, self._tables, self._moves, self._ply_scale,
+            obs, mask, self._legal_scratch, self._num_actions,
+        )  # fmt: skip
+        return {"observation": obs, "action_mask": mask}
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the agent to move (empty once the game is over)."""
+        mask = self._mask_scratch
+        mask[:] = 0
+        n = write_observation(
+            self._game, int(self._game[mg.S_TURN]), self._params, self._tables, self._moves, self._ply_scale,
+            np.zeros((NUM_PLANES, self.rules.board_size, self.rules.board_size), dtype=np.float32),
+            mask, self._legal_scratch, self._num_actions,
+        )  # fmt: skip
+        return sorted(int(a) for a in self._legal_scratch[:n])
+
+    @property
+    def board(self) -> Board:
+        """A :class:`~checkers_env.core.Board` of the committed position (a new object;
+        legs of a move in progress are not on it)."""
+        return Board.from_state(self.rules, self._game[: mg.STATE_SIZE])
+
+    @property
+    def legs_taken(self) -> list[int]:
+        """Actions already taken in the move in progress."""
+        return list(self._legs)
+
+    @property
+    def last_move(self) -> Move | None:
+        """The last whole move played, or None."""
+        if self._last_move is None:
+            return None
+        before, path = self._last_move
+        board = Board.from_state(self.rules, before)
+        for move in board.legal_moves():
+            if (move.start, *move.path) == path:
+                return move
+        return None
+
+    # -------------------------------------------------------------- stepping
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalMoveError(
+                f"an action must be an integer in 0..{self._num_actions - 1}, got {type(action).__name__} {action!r}"
+            )
+        action = int(action)
+        turn = int(self._game[mg.S_TURN])
+        code = step_game(
+            self._game, action, self._params, self._tables, self._moves, self._scratch, self.max_moves, False
+        )
+        if code == STEP_OVERFLOW:
+            raise mg.MoveBufferOverflow(f"move buffer overflow in position {self.board.fen()}")
+        if code == STEP_ILLEGAL:
+            raise IllegalMoveError(
+                f"illegal action {action} for {agent} in position {self.board.fen()} "
+                f"(legs taken so far: {self._legs}); legal actions: {self.legal_actions()}"
+            )
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: 0 for a in self.agents}
+        leg = action_to_leg(action, self.rules.board_size, turn)
+        if not self._legs:
+            self._path = [leg.start]
+        self._path.append(leg.end)
+        self._legs.append(action)
+        if code != STEP_CONTINUES:
+            self._last_move = (self._move_start_state, tuple(self._path))
+            self._move_start_state = self._game[: mg.STATE_SIZE].copy()
+            self._legs = []
+            key = self._position_key()
+            self._repetitions[key] += 1
+            if (
+                code not in (STEP_TERMINATED, STEP_TRUNCATED)
+                and self.rules.repetition_draw
+                and self._repetitions[key] >= self.rules.repetition_draw
+            ):
+                self._game[G_STATUS] = STATUS_TERMINATED
+                self._game[G_WINNER] = -1
+                code = STEP_TERMINATED
+            if code == STEP_TERMINATED:
+                winner = int(self._game[G_WINNER])
+                if winner >= 0:
+                    self.rewards[self._agent_of(winner)] = 1
+                    self.rewards[self._agent_of(1 - winner)] = -1
+                self.terminations = {a: True for a in self.agents}
+            elif code == STEP_TRUNCATED:
+                self.truncations = {a: True for a in self.agents}
+            self.agent_selection = self._agent_of(int(self._game[mg.S_TURN]))
+        self._accumulate_rewards()
+
+    # ------------------------------------------------------------- rendering
+
+    def render(self):
+        """Draw the committed position in the render mode (None when no mode is set)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        board = self.board
+        # a capture in progress is marked by the squares of its legs so far
+        last = list(self._path) if self._legs else (self.last_move or False)
+        if self.render_mode == "ansi":
+            from .render.text import board_to_text
+
+            return board_to_text(board, last_move=last)
+        from .render.image import board_to_rgb
+
+        image = board_to_rgb(board, last_move=last)
+        if self.render_mode == "rgb_array":
+            return image
+        if self._window is None:
+            from .render.window import PygameWindow
+
+            self._window = PygameWindow(f"{ENV_NAME} {self.rules.name}")
+        self._window.show(image)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    def __str__(self) -> str:
+        return f"{ENV_NAME}({self.rules.name})"
+
+    @property
+    def episode_plies(self) -> int:
+        """Whole moves played since reset."""
+        return int(self._game[G_EP_PLY])
+
+    @property
+    def move_in_progress(self) -> bool:
+        """Whether the agent to move is in the middle of a multi-leg capture."""
+        return int(self._game[G_LEGS]) > 0
+
+
+def _register() -> list[str]:
+    """Register ``checkers/<variant>-v0`` for every named variant in PettingZoo's
+    AEC registry (PettingZoo >= 1.26 has one; older versions have none)."""
+    try:
+        from pettingzoo import aec_registry, register
+    except ImportError:  # pragma: no cover - older PettingZoo
+        return []
+    from .core.variants import variant_names
+
+    ids = []
+    for name in variant_names():
+        env_id = f"checkers/{name}-v0"
+        if env_id not in aec_registry:
+            register("aec", env_id, entry_point="checkers_env.env:env", kwargs={"variant": name})
+        ids.append(env_id)
+    return ids
+
+
+registered_ids: list[str] = _register()
+"""Ids registered with ``pettingzoo.make("aec", id)``, e.g. ``"checkers/russian-v0"``."""

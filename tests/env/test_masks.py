@@ -1,0 +1,90 @@
+"""The leg masks complete exactly the core's legal whole moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from checkers_env.core import movegen as mg
+from checkers_env.encoding import make_tables, num_actions
+from checkers_env.vector import (
+    G_LAST_CAPT,
+    G_LAST_FROM,
+    G_LAST_TO,
+    GAME_SIZE,
+    STEP_CONTINUES,
+    init_game,
+    step_game,
+    write_observation,
+)
+
+from .conftest import CONFIG_IDS, CONFIGS, random_positions
+
+
+def completed_moves(board):
+    """Every whole move reachable by following masked legs: {(from, to, captured, promotes)}.
+
+    Also checks that the mask is never empty while a move is in progress.
+    """
+    rules = board.rules
+    params = mg.make_params(rules)
+    tables = make_tables(rules.board_size)
+    moves = mg.new_move_buffer()
+    scratch = mg.new_scratch()
+    obs = np.zeros((8, rules.board_size, rules.board_size), dtype=np.float32)
+    legal = np.zeros(num_actions(rules.board_size), dtype=np.int64)
+    root = np.zeros(GAME_SIZE, dtype=np.int64)
+    root[: mg.STATE_SIZE] = board.state
+    init_game(root, params, moves, scratch)
+    turn = int(board.turn)
+    found = set()
+    stack = [root]
+    while stack:
+        game = stack.pop()
+        mg.generate_moves(*game[:4], params, moves, scratch)
+        mask = np.zeros(num_actions(rules.board_size), dtype=np.int8)
+        n = write_observation(game, turn, params, tables, moves, 200, obs, mask, legal, len(legal))
+        assert n > 0 and n == mask.sum(), f"empty mask mid-move in {board.fen()}"
+        for action in np.flatnonzero(mask):
+            child = game.copy()
+            code = step_game(child, int(action), params, tables, moves, scratch, 0, False)
+            assert code >= 0, f"masked action {action} rejected in {board.fen()}"
+            if code == STEP_CONTINUES:
+                stack.append(child)
+            else:
+                to = int(child[G_LAST_TO])
+                promotes = bool((int(child[mg.S_KINGS]) >> to) & 1) and not bool(
+                    (int(game[mg.S_KINGS]) >> int(child[G_LAST_FROM])) & 1
+                )
+                found.add((int(child[G_LAST_FROM]), to, int(child[G_LAST_CAPT]), promotes))
+    return found
+
+
+def core_moves(board):
+    g_bits = board._geometry.bit_of_index
+    return {
+        (int(g_bits[m.start]), int(g_bits[m.end]), board._geometry.bits(m.captures), m.promotes)
+        for m in board.legal_moves()
+    }
+
+
+def check_positions(variant, overrides, count, seed):
+    multi = 0
+    for board in random_positions(variant, count, seed, **overrides):
+        expected = core_moves(board)
+        assert expected, board.fen()
+        assert completed_moves(board) == expected, f"masks disagree with the core in {board.fen()}"
+        multi += any(len(m.path) > 1 for m in board.legal_moves())
+    return multi
+
+
+@pytest.mark.parametrize(("variant", "overrides"), CONFIGS, ids=CONFIG_IDS)
+def test_masked_legs_complete_exactly_the_legal_moves(variant, overrides):
+    multi = check_positions(variant, overrides, 1000, seed=11)
+    assert multi > 0, "the sample should contain multi-leg captures"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "overrides"), CONFIGS, ids=CONFIG_IDS)
+def test_masked_legs_complete_exactly_the_legal_moves_many(variant, overrides):
+    check_positions(variant, overrides, 10000, seed=12)
