@@ -24,6 +24,7 @@ from .errors import (  # noqa: E402
     RulesError,
     UnknownVariantError,
 )
+from .pdn import PdnGame, game_to_pdn, read_pdn, write_pdn  # noqa: E402
 from .perft import divide, perft  # noqa: E402
 from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names  # noqa: E402
 
@@ -42,6 +43,10 @@ __all__ = [
     "variant_names",
     "perft",
     "divide",
+    "PdnGame",
+    "read_pdn",
+    "write_pdn",
+    "game_to_pdn",
     "CheckersError",
     "RulesError",
     "UnknownVariantError",

@@ -304,6 +304,11 @@ class Board:
             legal = ", ".join(str(m) for m in self.legal_moves()) or "none"
             raise IllegalMoveError(f"illegal move {text!r} in position {self.fen()}; legal moves: {legal}")
         if len(candidates) > 1:
+            # Text that names every landing square picks the move with exactly that route.
+            exact = [m for m in candidates if [m.start, *m.path] == squares]
+            if len(exact) == 1:
+                return exact[0]
+        if len(candidates) > 1:
             options = ", ".join(
                 "x".join(square_name(self.rules, i) for i in (m.start, *m.path)) for m in candidates
             )
