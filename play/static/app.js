@@ -144,12 +144,12 @@ function candidates() {
   );
 }
 
-function name(index) {
+function squareName(index) {
   return state.game.squares[index].name;
 }
 
 function mustCaptureText() {
-  const names = state.game.must_capture.map(name);
+  const names = state.game.must_capture.map(squareName);
   const who = names.length === 1 ? `the piece on ${names[0]} must capture` : `the pieces circled in red (${names.join(", ")}) can capture, and one of them must`;
   return `Capture is compulsory: ${who}.`;
 }
@@ -169,7 +169,7 @@ function pick(index) {
       say(mustCaptureText());
       flashMustCapture();
     } else {
-      say(`The piece on ${name(index)} cannot move.`);
+      say(`The piece on ${squareName(index)} cannot move.`);
     }
     render();
     return false;
@@ -208,7 +208,7 @@ function target(index) {
     return;
   }
   if (ending.length > 1) {
-    say(`Several captures end on ${name(index)}: click the landing squares of the one you want, one by one.`);
+    say(`Several captures end on ${squareName(index)}: click the landing squares of the one you want, one by one.`);
     render();
     return;
   }
@@ -220,7 +220,7 @@ function target(index) {
     say(mustCaptureText());
     flashMustCapture();
   } else {
-    say(`The piece on ${name(state.selected)} cannot go to ${name(index)}.`);
+    say(`The piece on ${squareName(state.selected)} cannot go to ${squareName(index)}.`);
   }
   render();
 }
@@ -321,6 +321,8 @@ function onPointerUp(event) {
   const drag = state.drag;
   if (!drag) return;
   state.drag = null;
+  // Find the square under the pointer while the dragged piece still lets the pointer through.
+  const index = drag.moved ? squareIndexAt(event.clientX, event.clientY) : null;
   if (drag.piece) {
     drag.piece.classList.remove("dragging");
     drag.piece.style.transform = "";
@@ -329,7 +331,6 @@ function onPointerUp(event) {
     if (drag.wasSelected) unpick(); // a second click on the picked piece puts it down
     return;
   }
-  const index = squareIndexAt(event.clientX, event.clientY);
   if (index !== null && index !== drag.index && state.selected === drag.index) target(index);
 }
 
@@ -469,6 +470,7 @@ function renderMoves() {
       const li = document.createElement("li");
       li.value = row.number;
       row.plies.forEach((text, p) => {
+        if (p) li.append(" ");
         const span = document.createElement("span");
         span.textContent = text;
         if (r === rows.length - 1 && p === row.plies.length - 1) span.className = "current";

@@ -1,0 +1,321 @@
+"""The play server's JSON API, through Flask's test client: games, moves, undo, PDN, and bad requests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import urllib.request
+
+import pytest
+
+from checkers_env.core import Board
+from checkers_env.core.pdn import read_pdn
+from checkers_env.core.variants import VARIANTS
+
+CAPTURE_OR_STEP = "B:W18,30:B14,1"  # Black to move: 14x23 is compulsory, 1-5 and 1-6 are plain moves
+DOUBLE_JUMP = "B:W6,15:B1"  # 1x10x19 takes two
+TWO_ROUTES = "B:W6,7,14,15:B2"  # 2x9x18 and 2x11x18 end on the same square, taking different men
+LAST_PIECE = "B:W18:B14"  # 14x23 takes White's last man
+
+
+def new_game(client, **body):
+    body.setdefault("opponent", "random")
+    body.setdefault("seed", 7)
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+def move(client, game, spec):
+    return client.post(f"/api/games/{game['id']}/move", json={"move": spec})
+
+
+def test_variants_lists_every_named_variant(client):
+    data = client.get("/api/variants").json
+    assert [v["name"] for v in data["variants"]] == list(VARIANTS)
+    allowed = {v["name"]: v["house_rule_allowed"] for v in data["variants"]}
+    assert allowed["international"] is False and allowed["american"] is True
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_new_game_in_every_variant(client, variant):
+    game = new_game(client, variant=variant)
+    board = Board(variant)
+    assert game["variant"] == variant
+    assert game["fen"] == board.fen()
+    assert game["user_color"] == VARIANTS[variant].first_player
+    assert game["user_to_move"] is True
+    assert {m["text"] for m in game["legal_moves"]} == {str(m) for m in board.legal_moves()}
+    assert len(game["squares"]) == board.rules.squares
+    assert len(game["pieces"]) == len(board.pieces(board.turn)) * 2
+    cells = {(s["row"], s["col"]) for s in game["squares"]}
+    assert len(cells) == board.rules.squares  # one screen cell per square
+
+
+def test_computer_moves_first_when_the_user_takes_the_second_colour(client):
+    game = new_game(client, variant="russian", color="black")
+    assert len(game["moves"]) == 1 and game["moves"][0]["color"] == "white"
+    assert game["turn"] == "black" and game["user_to_move"] is True
+    assert game["movetext"] == f"1. {game['computer_moves'][0]}"
+
+
+def test_a_move_gets_the_computers_reply(client):
+    game = new_game(client)
+    after = move(client, game, "11-15").json
+    assert [m["color"] for m in after["moves"]] == ["black", "white"]
+    assert after["movetext"].startswith("1. 11-15 ")
+    assert after["user_to_move"] is True
+    board = Board("american")
+    board.push("11-15")
+    board.push(after["moves"][1]["text"])
+    assert after["fen"] == board.fen()
+
+
+def test_move_by_start_and_path_indices_or_names(client):
+    game = new_game(client, fen=DOUBLE_JUMP)
+    assert move(client, game, {"start": 0, "path": [9, 18]}).status_code == 200
+    game = new_game(client, fen=DOUBLE_JUMP)
+    assert move(client, game, {"start": "1", "path": ["19"]}).json["moves"][0]["text"] == "1x19"
+
+
+def test_minimax_opponent_from_the_agents_package(client):
+    game = new_game(client, variant="american", color="white", opponent="minimax:2")
+    assert game["opponent"] == "minimax:2"
+    assert len(game["moves"]) == 1 and game["user_to_move"] is True
+
+
+def test_house_rule_allows_declining_a_capture(client):
+    game = new_game(client, fen=CAPTURE_OR_STEP, rules={"forced_capture": False})
+    assert game["rules"] == {"forced_capture": False}
+    assert game["must_capture"] == []
+    assert move(client, game, "1-5").status_code == 200
+
+
+def test_compulsory_capture_marks_pieces_and_refuses_plain_moves(client):
+    game = new_game(client, fen=CAPTURE_OR_STEP)
+    assert game["must_capture"] == [13]
+    assert [m["text"] for m in game["legal_moves"]] == ["14x23"]
+    response = move(client, game, "1-5")
+    assert response.status_code == 422
+    assert response.json["error"] == "capture is compulsory: the piece on 14 must capture"
+    response = move(client, game, {"start": 13, "path": [17]})  # 14-18 is occupied; 14-17 is a plain step
+    assert response.status_code == 422 and "capture is compulsory" in response.json["error"]
+
+
+def test_ambiguous_move_lists_the_routes(client):
+    game = new_game(client, fen=TWO_ROUTES)
+    response = move(client, game, "2x18")
+    assert response.status_code == 422
+    assert "ambiguous" in response.json["error"] and "2x9x18" in response.json["error"]
+    assert move(client, game, "2x11x18").status_code == 200
+
+
+def test_result_and_move_after_game_over(client):
+    game = new_game(client, fen=LAST_PIECE)
+    after = move(client, game, "14x23").json
+    assert after["outcome"] == {
+        "result": "0-1",
+        "winner": "black",
+        "termination": "no legal moves",
+        "text": "Black wins (you win): White has no legal move",
+    }
+    assert after["legal_moves"] == [] and after["user_to_move"] is False
+    response = move(client, game, "23-27")
+    assert response.status_code == 409 and "game is over" in response.json["error"]
+
+
+def test_undo_takes_back_the_users_move_and_the_reply(client):
+    game = new_game(client)
+    first = move(client, game, "11-15").json
+    second = move(client, game, "8-11").json
+    assert len(second["moves"]) == 4
+    undone = client.post(f"/api/games/{game['id']}/undo").json
+    assert undone["fen"] == first["fen"] and len(undone["moves"]) == 2
+    undone = client.post(f"/api/games/{game['id']}/undo").json
+    assert undone["fen"] == Board("american").fen() and undone["moves"] == []
+    response = client.post(f"/api/games/{game['id']}/undo")
+    assert response.status_code == 409 and "nothing to undo" in response.json["error"]
+
+
+def test_undo_keeps_the_computers_opening_move(client):
+    game = new_game(client, color="white")
+    played = move(client, game, game["legal_moves"][0]["text"]).json
+    assert len(played["moves"]) == 3
+    undone = client.post(f"/api/games/{game['id']}/undo").json
+    assert undone["moves"] == game["moves"]
+
+
+def test_pdn_download(client):
+    game = new_game(client, fen=LAST_PIECE)
+    move(client, game, "14x23")
+    response = client.get(f"/api/games/{game['id']}/pdn")
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"].startswith("attachment; filename=")
+    [parsed] = read_pdn(response.get_data(as_text=True))
+    assert parsed.tags["FEN"] == LAST_PIECE
+    assert parsed.tags["Black"] == "You" and parsed.tags["White"] == "Computer (random)"
+    assert parsed.moves == ["14x23"] and parsed.result == "0-1"
+
+
+def test_games_are_independent(client):
+    a = new_game(client)
+    b = new_game(client)
+    assert a["id"] != b["id"]
+    move(client, a, "11-15")
+    assert client.get(f"/api/games/{b['id']}").json["moves"] == []
+
+
+def test_concurrent_moves_on_separate_games(app):
+    games = [new_game(app.test_client()) for _ in range(4)]
+    results = []
+
+    def play(game):
+        client = app.test_client()
+        for _ in range(5):
+            current = client.get(f"/api/games/{game['id']}").json
+            if current["outcome"]:
+                break
+            results.append(move(client, game, current["legal_moves"][0]["text"]).status_code)
+
+    threads = [threading.Thread(target=play, args=(g,)) for g in games]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results and set(results) == {200}
+    for game in games:  # every game's history replays legally from the start
+        state = app.test_client().get(f"/api/games/{game['id']}").json
+        board = Board("american")
+        for m in state["moves"]:
+            board.push(m["text"])
+        assert board.fen() == state["fen"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"variant": "chess"}, "unknown variant"),
+        ({"variant": 3}, '"variant"'),
+        ({"color": "red"}, '"color"'),
+        ({"opponent": "minimax:x"}, "minimax"),
+        ({"opponent": "wizard"}, "unknown agent spec"),
+        ({"opponent": "missing/best.pt"}, "not found"),
+        ({"opponent": ""}, "opponent"),
+        ({"fen": "W:W99:B1"}, "99"),
+        ({"fen": 12}, '"fen"'),
+        ({"rules": {"forced_capture": "no"}}, "true or false"),
+        ({"rules": {"board_size": 10}}, "forced_capture"),
+        ({"variant": "international", "rules": {"forced_capture": False}}, "8x8"),
+        ({"seed": "x"}, '"seed"'),
+        ({"colour": "white"}, "unknown field"),
+    ],
+)
+def test_bad_new_game_requests(client, body, message):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400, response.json
+    assert message.lower() in response.json["error"].lower()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"data": "{not json", "content_type": "application/json"},
+        {"data": "move=11-15", "content_type": "application/x-www-form-urlencoded"},
+        {"json": ["11-15"]},
+        {"json": {"mov": "11-15"}},
+    ],
+)
+def test_malformed_bodies(client, kwargs):
+    game = new_game(client)
+    response = client.post(f"/api/games/{game['id']}/move", **kwargs)
+    assert response.status_code == 400
+    assert response.is_json and response.json["error"]
+    assert client.post("/api/games", **kwargs).status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("spec", "status", "message"),
+    [
+        ("11-14", 422, "illegal move"),
+        ("1-5", 422, "illegal move"),  # a blocked man
+        ("11", 400, "two squares"),
+        ("", 400, "two squares"),
+        ("99-15", 422, "bad square"),
+        ("e3-f4", 422, "illegal move"),  # a real square, but not a legal move
+        (15, 400, '"move"'),
+        (None, 400, '"move"'),
+        ({"start": 10}, 400, '"start" and "path"'),
+        ({"start": 10, "path": []}, 400, "non-empty"),
+        ({"start": 10, "path": 14}, 400, "non-empty"),
+        ({"start": True, "path": [14]}, 400, "a square is an index"),
+        ({"start": 1.5, "path": [14]}, 400, "a square is an index"),
+        ({"start": 10, "path": [99]}, 422, "off the board"),
+        ({"start": 10, "path": [14], "x": 1}, 400, '"start" and "path"'),
+        ({"start": 21, "path": [17]}, 422, "illegal move"),  # the opponent's piece
+    ],
+)
+def test_bad_moves(client, spec, status, message):
+    game = new_game(client)
+    response = move(client, game, spec)
+    assert response.status_code == status, response.json
+    assert message.lower() in response.json["error"].lower()
+    assert client.get(f"/api/games/{game['id']}").json["fen"] == game["fen"]  # nothing changed
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/api/games/nope"),
+        ("post", "/api/games/nope/undo"),
+        ("get", "/api/games/nope/pdn"),
+        ("get", "/api/nothing-here"),
+    ],
+)
+def test_unknown_game_or_route_is_404_with_a_message(client, method, path):
+    response = getattr(client, method)(path)
+    assert response.status_code == 404 and response.json["error"]
+    response = client.post("/api/games/nope/move", json={"move": "11-15"})
+    assert response.status_code == 404 and "no game" in response.json["error"]
+
+
+def test_wrong_method_is_405_with_a_message(client):
+    response = client.delete("/api/games")
+    assert response.status_code == 405 and response.json["error"]
+
+
+def test_page_and_static_files_are_served_locally(client):
+    page = client.get("/").get_data(as_text=True)
+    assert '<div id="board"' in page and "http" not in page  # no CDN: every resource comes from this server
+    for name in ("app.js", "style.css"):
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200 and b"http" not in response.data
+
+
+def test_oldest_games_are_dropped_beyond_the_limit():
+    from play.server import create_app
+
+    client = create_app(max_games=2).test_client()
+    games = [new_game(client) for _ in range(3)]
+    assert client.get(f"/api/games/{games[0]['id']}").status_code == 404
+    assert client.get(f"/api/games/{games[2]['id']}").status_code == 200
+
+
+def test_command_line_prints_the_address_and_serves():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "play", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("Playing checkers at http://127.0.0.1:"), line
+        url = line.split()[3]
+        with urllib.request.urlopen(url + "api/variants", timeout=30) as response:
+            assert response.status == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_command_line_rejects_a_bad_port():
+    result = subprocess.run([sys.executable, "-m", "play", "--port", "70000"], capture_output=True, text=True)
+    assert result.returncode == 2 and "--port" in result.stderr

@@ -1,0 +1,204 @@
+"""End to end: the page in a real headless Chromium, played with the mouse.
+
+Positions (american, Black to move, Black's men moving toward square 32):
+compulsory capture ``B:W18,30:B14,1``; double jump ``B:W6,15:B1`` (1x10x19);
+two routes to one square ``B:W6,7,14,15:B2`` (2x9x18 and 2x11x18); the
+winning capture ``B:W18:B14``. Screenshots land in test-artifacts/play/.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from checkers_env.core import Board
+from checkers_env.core.pdn import read_pdn
+from checkers_env.core.variants import VARIANTS
+
+from .conftest import ARTIFACTS, needs_browser
+
+pytestmark = needs_browser
+
+
+def api_new_game(base: str, **body) -> dict:
+    body.setdefault("opponent", "random")
+    body.setdefault("seed", 3)
+    request = urllib.request.Request(
+        f"{base}/api/games", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def open_game(page, base: str, game: dict) -> None:
+    page.goto(f"{base}/#{game['id']}")
+    page.wait_for_function("() => state.game && state.game.id === %s && !state.busy" % json.dumps(game["id"]))
+
+
+def start_from_form(page, base: str, variant: str = "american", opponent: str = "random") -> None:
+    page.goto(base)
+    page.wait_for_function("() => state.game && !state.busy")
+    page.select_option("#variant", variant)
+    page.select_option("#opponent-kind", opponent)
+    page.click("#new-game")
+    page.wait_for_function("() => state.game && state.game.variant === %s && !state.busy" % json.dumps(variant))
+
+
+def square(page, index: int):
+    return page.locator(f'.square[data-index="{index}"]')
+
+
+def wait_for_plies(page, plies: int) -> None:
+    page.wait_for_function(
+        "n => !state.busy && state.game.moves.length >= n && (state.game.user_to_move || state.game.outcome)", arg=plies
+    )
+
+
+def game_state(page) -> dict:
+    return page.evaluate("() => state.game")
+
+
+def test_game_played_by_clicks(page, live_server):
+    start_from_form(page, live_server)
+    assert page.inner_text("#status") == "Your move (Black)"
+    played = []
+    for turn in range(3):
+        game = game_state(page)
+        move = game["legal_moves"][-1]
+        square(page, move["start"]).click()
+        for index in move["path"]:
+            assert "target" in square(page, move["path"][-1]).get_attribute("class")
+            square(page, index).click()
+        played.append(move["text"])
+        wait_for_plies(page, 2 * turn + 2)
+    game = game_state(page)
+    assert [m["text"] for m in game["moves"]][::2] == played
+    board = Board("american")
+    for m in game["moves"]:
+        board.push(m["text"])
+    assert board.fen() == game["fen"]
+    rows = page.locator("#moves li").all_inner_texts()
+    assert len(rows) == 3 and rows[0].split()[0] == played[0]
+
+
+def test_game_played_by_drag_and_drop(page, live_server):
+    start_from_form(page, live_server, variant="russian")
+    assert page.inner_text("#status") == "Your move (White)"
+    for turn in range(3):
+        move = game_state(page)["legal_moves"][0]
+        source = square(page, move["start"]).locator(".piece")
+        source.drag_to(square(page, move["path"][-1]))
+        wait_for_plies(page, 2 * turn + 2)
+        assert game_state(page)["moves"][2 * turn]["text"] == move["text"]
+    assert page.locator("#moves li").count() == 3
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_variant_plays_in_the_page(page, live_server, variant):
+    start_from_form(page, live_server, variant=variant)
+    game = game_state(page)
+    size = VARIANTS[variant].board_size
+    assert page.locator(".square").count() == size * size
+    assert page.locator(".square.dark").count() == size * size // 2
+    assert page.locator(".piece").count() == len(game["pieces"])
+    move = game["legal_moves"][0]
+    square(page, move["start"]).click()
+    square(page, move["path"][-1]).click()
+    wait_for_plies(page, 2)
+    assert page.locator("#moves li").first.inner_text().split()[0] == move["text"]
+
+
+def test_compulsory_capture_is_enforced(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W18,30:B14,1"))
+    assert page.inner_text("#status") == "Your move (Black): you must capture"
+    assert page.locator(".piece.must-capture").count() == 1
+    assert "must-capture" in square(page, 13).locator(".piece").get_attribute("class")
+    # The man on 1 has plain moves, but a capture is on the board: picking it or dragging it is refused.
+    square(page, 0).click()
+    assert page.inner_text("#message") == "Capture is compulsory: the piece on 14 must capture."
+    square(page, 0).locator(".piece").drag_to(square(page, 4))
+    assert page.inner_text("#message") == "Capture is compulsory: the piece on 14 must capture."
+    page.screenshot(path=str(ARTIFACTS / "compulsory_capture_refused.png"))
+    # A plain step with the capturing man is refused too.
+    square(page, 13).click()
+    square(page, 16).click()
+    assert "Capture is compulsory" in page.inner_text("#message")
+    assert game_state(page)["moves"] == []
+    square(page, 13).locator(".piece").drag_to(square(page, 22))
+    wait_for_plies(page, 1)
+    assert game_state(page)["moves"][0]["text"] == "14x23"
+    assert page.inner_text("#message") == ""
+
+
+def test_multi_capture_leg_by_leg(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W6,15:B1"))
+    square(page, 0).click()
+    assert "leg" in square(page, 9).get_attribute("class")  # the first landing square
+    assert "target" in square(page, 18).get_attribute("class")  # where the capture ends
+    square(page, 9).click()
+    assert page.inner_text("#message") == "Keep capturing: click the next landing square."
+    page.screenshot(path=str(ARTIFACTS / "multi_capture_half_way.png"))
+    square(page, 18).click()
+    wait_for_plies(page, 1)
+    game = game_state(page)
+    assert game["moves"][0]["text"] == "1x19" and game["moves"][0]["captures"] == [5, 14]
+    assert page.locator(".piece.white").count() == 0
+
+
+def test_multi_capture_by_its_final_square(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W6,15:B1"))
+    square(page, 0).click()
+    square(page, 18).click()
+    wait_for_plies(page, 1)
+    assert game_state(page)["moves"][0]["text"] == "1x19"
+
+
+def test_ambiguous_final_square_asks_for_the_route(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W6,7,14,15:B2"))
+    square(page, 1).click()
+    square(page, 17).click()
+    assert page.inner_text("#message").startswith("Several captures end on 18")
+    assert game_state(page)["moves"] == []
+    square(page, 10).click()
+    square(page, 17).click()
+    wait_for_plies(page, 1)
+    assert game_state(page)["moves"][0]["text"] == "2x11x18"
+
+
+def test_result_shown_and_pdn_downloaded(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W18:B14"))
+    square(page, 13).click()
+    square(page, 22).click()
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result") == "0-1: Black wins (you win): White has no legal move"
+    assert page.inner_text("#status") == "Game over"
+    with page.expect_download() as info:
+        page.click("#download")
+    download = info.value
+    assert download.suggested_filename.endswith(".pdn")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = ARTIFACTS / download.suggested_filename
+    download.save_as(str(target))
+    [game] = read_pdn(target.read_text())
+    assert game.moves == ["14x23"] and game.result == "0-1" and game.tags["FEN"] == "B:W18:B14"
+
+
+def test_undo_and_flip(page, live_server):
+    start_from_form(page, live_server)
+    assert page.locator("#undo").is_disabled()
+    first_cell = page.locator(".square").first  # top-left corner: light on the a1-dark board, either way up
+    before = page.locator(".square.dark").first.get_attribute("data-index")
+    page.click("#flip")
+    after = page.locator(".square.dark").first.get_attribute("data-index")
+    assert before != after and "dark" not in first_cell.get_attribute("class")
+    move = game_state(page)["legal_moves"][0]
+    square(page, move["start"]).click()
+    square(page, move["path"][-1]).click()
+    wait_for_plies(page, 2)
+    assert page.locator("#moves li").count() == 1
+    page.click("#undo")
+    page.wait_for_function("() => !state.busy && state.game.moves.length === 0")
+    assert page.locator("#moves li").count() == 0
+    assert game_state(page)["fen"] == Board("american").fen()
