@@ -21,7 +21,6 @@ from collections.abc import Callable
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from .core.variants import Rules
 from .env import raw_env
