@@ -1,0 +1,175 @@
+"""Policy-value networks over the observation planes, with masked policies.
+
+The network reads the planes of :mod:`checkers_env.observation`
+(``float32[B, 8, N, N]``, mover's frame) and returns
+
+* ``logits``: ``float32[B, num_actions]`` over the fixed leg encoding of
+  :mod:`checkers_env.encoding` (896 on 8x8, 1800 on 10x10);
+* ``value``: ``float32[B]`` in ``[-1, 1]``, the expected result for the
+  player to move.
+
+The policy head is convolutional: a 1x1 convolution gives ``4 * (N - 1)``
+channels per board cell, one per (direction, distance), and the logit of
+action ``(from_index, direction, distance)`` is read at the cell of
+``from_index``. Observation and action share the mover's frame (both turn
+Black's board half a turn), so the cell of ``from_index`` is
+``(row[from_index], file[from_index])`` for either colour. This ties each
+action to the square it starts from, which a dense head would have to learn.
+
+Illegal actions get exactly zero probability: :func:`masked_softmax` and
+:func:`masked_log_softmax` fill them with ``-inf`` before normalising.
+
+Only this module and the other ``agents`` learners import torch; the
+environment never does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from checkers_env.core.geometry import geometry
+from checkers_env.encoding import num_actions
+from checkers_env.observation import NUM_PLANES
+
+__all__ = [
+    "NetConfig",
+    "PolicyValueNet",
+    "masked_softmax",
+    "masked_log_softmax",
+    "pick_device",
+    "set_torch_threads",
+]
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Size of a :class:`PolicyValueNet`."""
+
+    channels: int = 48
+    """Convolution channels in the trunk."""
+    blocks: int = 4
+    """Residual blocks in the trunk (two 3x3 convolutions each)."""
+    value_hidden: int = 64
+    """Width of the hidden layer of the value head."""
+
+    def __post_init__(self) -> None:
+        for name in ("channels", "blocks", "value_hidden"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "blocks" else 1):
+                raise ValueError(f"NetConfig.{name} must be a {'non-negative' if name == 'blocks' else 'positive'} "
+                                 f"integer, got {value!r}")  # fmt: skip
+
+    def as_dict(self) -> dict[str, int]:
+        """The fields as a plain dict (stored in checkpoints)."""
+        return asdict(self)
+
+
+class _Block(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(x + y)
+
+
+class PolicyValueNet(nn.Module):
+    """Residual convolutional policy-value network for one board size.
+
+    Args:
+        board_size: 8 or 10.
+        config: trunk and head sizes.
+
+    ``forward(obs) -> (logits [B, num_actions], value [B])``; logits are not
+    masked (use :func:`masked_softmax`).
+    """
+
+    def __init__(self, board_size: int, config: NetConfig | None = None):
+        super().__init__()
+        if board_size not in (8, 10):
+            raise ValueError(f"board_size must be 8 or 10, got {board_size!r}")
+        self.config = config or NetConfig()
+        self.board_size = board_size
+        self.num_actions = num_actions(board_size)
+        c = self.config.channels
+        self.stem = nn.Sequential(nn.Conv2d(NUM_PLANES, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
+        self.trunk = nn.Sequential(*[_Block(c) for _ in range(self.config.blocks)])
+        per_cell = 4 * (board_size - 1)
+        self.policy_conv = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
+        self.policy_out = nn.Conv2d(c, per_cell, 1)
+        self.value_conv = nn.Sequential(nn.Conv2d(c, 2, 1, bias=False), nn.BatchNorm2d(2), nn.ReLU())
+        self.value_fc = nn.Sequential(
+            nn.Linear(2 * board_size * board_size, self.config.value_hidden),
+            nn.ReLU(),
+            nn.Linear(self.config.value_hidden, 1),
+        )
+        # gather index: action a = (sq * 4 + d) * D + dist - 1 reads channel (d * D + dist - 1)
+        # at the cell of sq, i.e. flat position channel * N*N + row * N + file.
+        g = geometry(board_size)
+        n_cells = board_size * board_size
+        dcount = board_size - 1
+        index = np.empty(self.num_actions, dtype=np.int64)
+        for sq in range(g.squares):
+            cell = int(g.row[sq]) * board_size + int(g.file[sq])
+            for d in range(4):
+                for dist in range(dcount):
+                    a = (sq * 4 + d) * dcount + dist
+                    index[a] = (d * dcount + dist) * n_cells + cell
+        self.register_buffer("action_index", torch.from_numpy(index), persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.trunk(self.stem(obs))
+        p = self.policy_out(self.policy_conv(x)).flatten(1)
+        logits = p.index_select(1, self.action_index)
+        v = self.value_fc(self.value_conv(x).flatten(1))
+        return logits, torch.tanh(v.squeeze(1))
+
+
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities over the legal actions; ``-inf`` where ``mask`` is 0.
+
+    A row with no legal action gives all ``-inf`` (its probabilities are all 0).
+    """
+    legal = mask.bool()
+    filled = logits.masked_fill(~legal, float("-inf"))
+    out = torch.log_softmax(filled, dim=-1)
+    # a row with no legal action is all nan after log_softmax of all -inf
+    return torch.where(legal, out, torch.full_like(out, float("-inf")))
+
+
+def masked_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Probabilities over the legal actions: exactly 0 where ``mask`` is 0, rows sum to 1
+    (a row with no legal action is all 0)."""
+    return masked_log_softmax(logits, mask).exp()
+
+
+def pick_device(name: str = "auto") -> torch.device:
+    """``"auto"``: CUDA when present, else the CPU; otherwise the named device."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError as exc:
+        raise ValueError(f"unknown torch device {name!r}: {exc}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r} was asked for but CUDA is not available")
+    return device
+
+
+def set_torch_threads(threads: int) -> None:
+    """Set torch's intra-op threads (1 by default in this project: small nets on a
+    shared 2-core machine run many times slower with 2 threads while another
+    process is busy)."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, got {threads}")
+    torch.set_num_threads(threads)
