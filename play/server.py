@@ -45,8 +45,8 @@ from .opponents import DEFAULT_OPPONENT, OpponentError, make_opponent
 __all__ = ["create_app", "Game", "GameStore", "ApiError"]
 
 STATIC = Path(__file__).parent / "static"
-MAX_GAMES = 1000
-"""Games kept in memory; the least recently used is dropped beyond this."""
+MAX_GAMES = 100
+"""Games kept in memory (a minimax opponent holds a few MB); the least recently used is dropped beyond this."""
 LOCK_WAIT = 30.0
 """Seconds a request waits for a game that another request is using."""
 HOUSE_RULES = ("forced_capture",)

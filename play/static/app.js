@@ -78,6 +78,24 @@ function updateForm() {
   $("checkpoint-label").hidden = kind !== "checkpoint";
 }
 
+// Set the form to the settings of a game opened from the address, so that "New game" repeats them.
+function showSettings(game) {
+  $("variant").value = game.variant;
+  $("forced-capture").checked = game.rules.forced_capture;
+  $("color").value = game.user_color;
+  const [kind, depth] = game.opponent.split(":");
+  if (kind === "minimax" && /^\d+$/.test(depth || "")) {
+    $("opponent-kind").value = "minimax";
+    $("depth").value = depth;
+  } else if (game.opponent === "random") {
+    $("opponent-kind").value = "random";
+  } else if (game.opponent.toLowerCase().endsWith(".pt")) {
+    $("opponent-kind").value = "checkpoint";
+    $("checkpoint").value = game.opponent;
+  }
+  updateForm();
+}
+
 function opponentSpec() {
   const kind = $("opponent-kind").value;
   if (kind === "minimax") return `minimax:${$("depth").value}`;
@@ -522,6 +540,7 @@ async function start() {
     try {
       setGame(await api("GET", `/api/games/${id}`));
       state.flipped = state.game.user_color === "black";
+      showSettings(state.game);
       render();
       return;
     } catch (_) {

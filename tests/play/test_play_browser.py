@@ -34,7 +34,7 @@ def api_new_game(base: str, **body) -> dict:
 
 def open_game(page, base: str, game: dict) -> None:
     page.goto(f"{base}/#{game['id']}")
-    page.wait_for_function("() => state.game && state.game.id === %s && !state.busy" % json.dumps(game["id"]))
+    page.wait_for_function("id => state.game && state.game.id === id && !state.busy", arg=game["id"])
 
 
 def start_from_form(page, base: str, variant: str = "american", opponent: str = "random") -> None:
@@ -43,7 +43,7 @@ def start_from_form(page, base: str, variant: str = "american", opponent: str = 
     page.select_option("#variant", variant)
     page.select_option("#opponent-kind", opponent)
     page.click("#new-game")
-    page.wait_for_function("() => state.game && state.game.variant === %s && !state.busy" % json.dumps(variant))
+    page.wait_for_function("v => state.game && state.game.variant === v && !state.busy", arg=variant)
 
 
 def square(page, index: int):
