@@ -214,8 +214,8 @@ class raw_env(AECEnv, EzPickle):
         if n < 0:
             raise mg.MoveBufferOverflow("move buffer overflow at reset")
         self._legs: list[int] = []
-        self._path: list[int] = []
-        self._last_move: tuple[np.ndarray, tuple[int, ...]] | None = None
+        self._leg_turn = int(self._game[mg.S_TURN])
+        self._last_move: tuple[np.ndarray, tuple[int, ...], int] | None = None
         self._move_start_state = self._game[: mg.STATE_SIZE].copy()
         self._repetitions = Counter([self._position_key()])
         return n
@@ -286,12 +286,23 @@ class raw_env(AECEnv, EzPickle):
         """The last whole move played, or None."""
         if self._last_move is None:
             return None
-        before, path = self._last_move
+        before, actions, turn = self._last_move
+        path = tuple(self._squares_of(actions, turn))
         board = Board.from_state(self.rules, before)
         for move in board.legal_moves():
             if (move.start, *move.path) == path:
                 return move
         return None
+
+    def _squares_of(self, actions, turn: int) -> list[int]:
+        """Start square then landing squares of a sequence of legs."""
+        squares: list[int] = []
+        for action in actions:
+            leg = action_to_leg(action, self.rules.board_size, turn)
+            if not squares:
+                squares.append(leg.start)
+            squares.append(leg.end)
+        return squares
 
     # -------------------------------------------------------------- stepping
 
@@ -318,25 +329,19 @@ class raw_env(AECEnv, EzPickle):
             )
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in self.agents}
-        leg = action_to_leg(action, self.rules.board_size, turn)
-        if not self._legs:
-            self._path = [leg.start]
-        self._path.append(leg.end)
         self._legs.append(action)
+        self._leg_turn = turn
         if code != STEP_CONTINUES:
-            self._last_move = (self._move_start_state, tuple(self._path))
+            self._last_move = (self._move_start_state, tuple(self._legs), turn)
             self._move_start_state = self._game[: mg.STATE_SIZE].copy()
             self._legs = []
-            key = self._position_key()
-            self._repetitions[key] += 1
-            if (
-                code not in (STEP_TERMINATED, STEP_TRUNCATED)
-                and self.rules.repetition_draw
-                and self._repetitions[key] >= self.rules.repetition_draw
-            ):
-                self._game[G_STATUS] = STATUS_TERMINATED
-                self._game[G_WINNER] = -1
-                code = STEP_TERMINATED
+            if self.rules.repetition_draw and code not in (STEP_TERMINATED, STEP_TRUNCATED):
+                key = self._position_key()
+                self._repetitions[key] += 1
+                if self._repetitions[key] >= self.rules.repetition_draw:
+                    self._game[G_STATUS] = STATUS_TERMINATED
+                    self._game[G_WINNER] = -1
+                    code = STEP_TERMINATED
             if code == STEP_TERMINATED:
                 winner = int(self._game[G_WINNER])
                 if winner >= 0:
@@ -357,7 +362,7 @@ class raw_env(AECEnv, EzPickle):
             return None
         board = self.board
         # a capture in progress is marked by the squares of its legs so far
-        last = list(self._path) if self._legs else (self.last_move or False)
+        last = self._squares_of(self._legs, self._leg_turn) if self._legs else (self.last_move or False)
         if self.render_mode == "ansi":
             from .render.text import board_to_text
 
