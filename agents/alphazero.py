@@ -213,12 +213,15 @@ def play_selfplay_games(
     device: str = "cpu",
     progress: Callable[[int], None] | None = None,
     openings: Sequence[Board] | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
 ) -> list[GameRecord]:
     """The self-play worker: ``num_games`` finished games of the network with these weights.
 
     A pure function of its arguments (``weights=None``: a freshly initialised
     network seeded by ``seed``). ``progress(k)`` is called as ``k`` more games
-    finish. ``openings`` (optional) are start positions used in turn.
+    finish, and ``on_game(record)`` with each finished game as soon as it ends
+    (so a caller interrupted mid-call keeps them). ``openings`` (optional) are
+    start positions used in turn.
     """
     rules = get_rules(variant) if isinstance(variant, str) else variant
     torch.manual_seed(seed)
@@ -263,6 +266,8 @@ def play_selfplay_games(
                 plies=len(board.move_stack),
             )
         )
+        if on_game is not None:
+            on_game(finished[-1])
         if progress is not None:
             progress(1)
         start(i)

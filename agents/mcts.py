@@ -79,8 +79,9 @@ class MCTSConfig:
     """Weight of that noise (0 disables it)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.simulations, bool) or not isinstance(self.simulations, int) or self.simulations < 1:
-            raise ValueError(f"simulations must be a positive integer, got {self.simulations!r}")
+        # the first simulation only expands the root: at least two are needed to visit a child
+        if isinstance(self.simulations, bool) or not isinstance(self.simulations, int) or self.simulations < 2:
+            raise ValueError(f"simulations must be an integer >= 2, got {self.simulations!r}")
         if self.c_puct <= 0:
             raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
         if self.dirichlet_alpha <= 0:
@@ -377,8 +378,8 @@ class BatchedMCTS:
         if games.shape != (self.num_trees, GAME_SIZE) or active.shape != (self.num_trees,):
             raise ValueError(f"games must be int64[{self.num_trees}, {GAME_SIZE}] and active bool[{self.num_trees}]")
         sims = self.config.simulations if simulations is None else int(simulations)
-        if not 1 <= sims <= self.config.simulations:
-            raise ValueError(f"simulations must be in 1..{self.config.simulations}, got {sims}")
+        if not 2 <= sims <= self.config.simulations:
+            raise ValueError(f"simulations must be in 2..{self.config.simulations}, got {sims}")
         _init_roots(
             active, games, self._params, self._moves, self._scratch, self._child_start, self._n_children,
             self._visits, self._value_sum, self._mover, self._turn, self._slot, self._terminal, self._states,

@@ -1,0 +1,324 @@
+"""PPO with action masks: self-play on :class:`~checkers_env.vector.VectorEnv` against a pool of past selves.
+
+The learner controls ``player_0`` in even-numbered games and ``player_1`` in
+odd ones; the other side of every game is played by one opponent drawn per
+rollout from the pool: frozen copies of the learner's past weights, and the
+uniform random player (which keeps the learner honest early on). The policy
+is the masked softmax of the same :class:`~agents.networks.PolicyValueNet`
+that AlphaZero uses, so illegal legs are never sampled.
+
+Rewards arrive at the end of a game (+1/-1/0 for the learner), possibly on
+the opponent's step; they are credited to the learner's last decision.
+Advantages are GAE over the learner's own decisions; a game cut by
+``max_moves`` counts as a draw. The value of a rollout's last observation
+bootstraps the unfinished games (negated when the opponent is to move: the
+game is zero-sum).
+
+:class:`PolicyAgent` plays a trained network in the arena: the most probable
+legal leg, leg after leg, until its move is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from checkers_env.core.board import Board, Move
+from checkers_env.core.variants import Rules, get_rules
+from checkers_env.encoding import actions_to_move
+from checkers_env.vector import STEP_CONTINUES, VectorEnv
+
+from .alphazero import _LegDriver
+from .base import Agent
+from .networks import NetConfig, PolicyValueNet, masked_log_softmax
+
+__all__ = ["PPOConfig", "PPOTrainer", "PolicyAgent"]
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO hyperparameters."""
+
+    num_envs: int = 64
+    """Games stepped together in the VectorEnv."""
+    rollout_steps: int = 128
+    """Env steps (legs of either side) per rollout; about half are the learner's."""
+    epochs: int = 4
+    """Passes over each rollout."""
+    minibatch_size: int = 512
+    """Learner decisions per gradient step."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.99
+    """Discount per learner decision."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip: float = 0.2
+    """PPO ratio clip."""
+    entropy_coef: float = 0.01
+    """Weight of the entropy bonus."""
+    value_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip."""
+    max_moves: int = 150
+    """Whole moves after which a game is cut (a draw)."""
+    pool_size: int = 8
+    """Past checkpoints kept as opponents."""
+    snapshot_every: int = 5
+    """Rollouts between snapshots of the learner added to the pool."""
+    random_opponent_share: float = 0.25
+    """Chance that a rollout's opponent is the uniform random player."""
+
+    def __post_init__(self) -> None:
+        if self.num_envs < 2 or self.num_envs % 2:
+            raise ValueError(f"num_envs must be an even number >= 2, got {self.num_envs}")
+        if min(self.rollout_steps, self.epochs, self.minibatch_size, self.pool_size, self.snapshot_every) < 1:
+            raise ValueError(f"invalid PPOConfig {self}")
+        if not 0.0 <= self.random_opponent_share <= 1.0:
+            raise ValueError(f"random_opponent_share must be in [0, 1], got {self.random_opponent_share}")
+
+
+def _sample_masked(logits: torch.Tensor, masks: torch.Tensor, generator: torch.Generator) -> tuple:
+    logp_all = masked_log_softmax(logits, masks)
+    probs = logp_all.exp()
+    actions = torch.multinomial(probs, 1, generator=generator).squeeze(1)
+    return actions, logp_all.gather(1, actions[:, None]).squeeze(1)
+
+
+class PPOTrainer:
+    """Masked PPO self-play for one variant.
+
+    ``iterate()`` collects one rollout and updates the network; ``state_dict()``
+    / ``load_state_dict()`` save and restore everything needed to resume
+    (weights, optimiser, pool, counters, random generators).
+    """
+
+    def __init__(self, variant: str | Rules, net_config: NetConfig, config: PPOConfig, seed: int = 0,
+                 device: str = "cpu"):  # fmt: skip
+        self.rules = get_rules(variant) if isinstance(variant, str) else variant
+        self.config = config
+        self.device = torch.device(device)
+        torch.manual_seed(seed)
+        self.net = PolicyValueNet(self.rules.board_size, net_config).to(self.device)
+        self.opponent = PolicyValueNet(self.rules.board_size, net_config).to(self.device).eval()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
+        self.venv = VectorEnv(self.rules, config.num_envs, seed=seed, max_moves=config.max_moves)
+        self.rng = np.random.default_rng(seed)
+        self.generator = torch.Generator().manual_seed(seed)
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.iteration = 0
+        self.learner_steps = 0
+        self.games_finished = 0
+        self.learner_player = (np.arange(config.num_envs) % 2).astype(np.int8)
+        obs, masks, to_move = self.venv.reset(seed=seed)
+        self._obs, self._masks, self._to_move = obs.copy(), masks.copy(), to_move.copy()
+        self.recent_results: list[float] = []
+
+    # ------------------------------------------------------------ rollout
+    def _policy(self, net: PolicyValueNet, obs: np.ndarray, masks: np.ndarray):
+        with torch.inference_mode():
+            logits, values = net(torch.from_numpy(obs).to(self.device))
+            m = torch.from_numpy(masks).to(self.device)
+            actions, logp = _sample_masked(logits.cpu(), m.cpu(), self.generator)
+        return actions.numpy(), logp.numpy(), values.cpu().numpy()
+
+    def iterate(self, progress: Callable[[int], None] | None = None) -> dict[str, float]:
+        """One rollout and PPO update; returns statistics."""
+        c = self.config
+        e_count = c.num_envs
+        opp_random = not self.pool or self.rng.random() < c.random_opponent_share
+        if not opp_random:
+            self.opponent.load_state_dict(self.pool[int(self.rng.integers(len(self.pool)))])
+        t_count = c.rollout_steps
+        shape = self._obs.shape[1:]
+        obs_buf = np.zeros((t_count, e_count, *shape), dtype=np.float32)
+        mask_buf = np.zeros((t_count, e_count, self._masks.shape[1]), dtype=np.int8)
+        act_buf = np.zeros((t_count, e_count), dtype=np.int64)
+        logp_buf = np.zeros((t_count, e_count), dtype=np.float32)
+        val_buf = np.zeros((t_count, e_count), dtype=np.float32)
+        rew_buf = np.zeros((t_count, e_count), dtype=np.float32)
+        done_buf = np.zeros((t_count, e_count), dtype=np.bool_)
+        valid = np.zeros((t_count, e_count), dtype=np.bool_)
+        self.net.eval()
+        for t in range(t_count):
+            mine = self._to_move == self.learner_player
+            actions = np.zeros(e_count, dtype=np.int64)
+            idx = np.flatnonzero(mine)
+            if idx.size:
+                a, lp, v = self._policy(self.net, self._obs[idx], self._masks[idx])
+                actions[idx] = a
+                obs_buf[t, idx] = self._obs[idx]
+                mask_buf[t, idx] = self._masks[idx]
+                act_buf[t, idx] = a
+                logp_buf[t, idx] = lp
+                val_buf[t, idx] = v
+                valid[t, idx] = True
+            other = np.flatnonzero(~mine)
+            if other.size:
+                if opp_random:
+                    actions[other] = self.venv.sample_actions()[other]
+                else:
+                    actions[other] = self._policy(self.opponent, self._obs[other], self._masks[other])[0]
+            out = self.venv.step(actions)
+            rew_buf[t] = out.rewards[np.arange(e_count), self.learner_player]
+            done = out.terminations | out.truncations
+            done_buf[t] = done
+            for e in np.flatnonzero(done):
+                self.recent_results.append(0.5 + 0.5 * float(rew_buf[t, e]))
+            self.games_finished += int(done.sum())
+            self._obs, self._masks, self._to_move = (
+                out.observations.copy(),
+                out.action_masks.copy(),
+                out.agent_to_move.copy(),
+            )
+            if progress is not None:
+                progress(1)
+        self.recent_results = self.recent_results[-500:]
+        # bootstrap: the learner's value of the final observation, negated when the opponent is to move
+        with torch.inference_mode():
+            _, v_last = self.net(torch.from_numpy(self._obs).to(self.device))
+        v_last = v_last.cpu().numpy()
+        next_value = np.where(self._to_move == self.learner_player, v_last, -v_last).astype(np.float32)
+        adv = np.zeros((t_count, e_count), dtype=np.float32)
+        pending = np.zeros(e_count, dtype=np.float32)
+        gae = np.zeros(e_count, dtype=np.float32)
+        for t in range(t_count - 1, -1, -1):
+            d = done_buf[t]
+            pending = np.where(d, rew_buf[t], pending + rew_buf[t])
+            next_value = np.where(d, 0.0, next_value)
+            gae = np.where(d, 0.0, gae)
+            v = valid[t]
+            delta = pending + c.gamma * next_value - val_buf[t]
+            new_gae = delta + c.gamma * c.gae_lambda * gae
+            adv[t] = np.where(v, new_gae, 0.0)
+            gae = np.where(v, new_gae, gae)
+            next_value = np.where(v, val_buf[t], next_value)
+            pending = np.where(v, 0.0, pending)
+        returns = adv + val_buf
+        sel = valid.reshape(-1)
+        b_obs = torch.from_numpy(obs_buf.reshape(-1, *shape)[sel]).to(self.device)
+        b_mask = torch.from_numpy(mask_buf.reshape(-1, mask_buf.shape[2])[sel]).to(self.device)
+        b_act = torch.from_numpy(act_buf.reshape(-1)[sel]).to(self.device)
+        b_logp = torch.from_numpy(logp_buf.reshape(-1)[sel]).to(self.device)
+        b_adv = torch.from_numpy(adv.reshape(-1)[sel]).to(self.device)
+        b_ret = torch.from_numpy(returns.reshape(-1)[sel]).to(self.device)
+        n = int(sel.sum())
+        self.learner_steps += n
+        stats = self._update(b_obs, b_mask, b_act, b_logp, b_adv, b_ret, n)
+        self.iteration += 1
+        if self.iteration % c.snapshot_every == 0:
+            self.pool.append({k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()})
+            self.pool = self.pool[-c.pool_size :]
+        stats.update(
+            {
+                "learner_decisions": float(n),
+                "opponent_random": float(opp_random),
+                "recent_score": float(np.mean(self.recent_results)) if self.recent_results else float("nan"),
+            }
+        )
+        return stats
+
+    def _update(self, obs, masks, acts, old_logp, adv, ret, n: int) -> dict[str, float]:
+        c = self.config
+        self.net.train()
+        totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_frac": 0.0}
+        steps = 0
+        for _ in range(c.epochs):
+            perm = torch.from_numpy(self.rng.permutation(n)).to(self.device)
+            for start in range(0, n, c.minibatch_size):
+                mb = perm[start : start + c.minibatch_size]
+                logits, values = self.net(obs[mb])
+                logp_all = masked_log_softmax(logits, masks[mb])
+                logp = logp_all.gather(1, acts[mb][:, None]).squeeze(1)
+                a = adv[mb]
+                a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
+                ratio = (logp - old_logp[mb]).exp()
+                pg = -torch.min(ratio * a, ratio.clamp(1 - c.clip, 1 + c.clip) * a).mean()
+                vl = 0.5 * (values - ret[mb]).pow(2).mean()
+                p = logp_all.exp()
+                ent = -(p * logp_all.masked_fill(p == 0, 0.0)).sum(1).mean()
+                loss = pg + c.value_coef * vl - c.entropy_coef * ent
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                self.optimizer.step()
+                totals["policy_loss"] += pg.item()
+                totals["value_loss"] += vl.item()
+                totals["entropy"] += ent.item()
+                totals["clip_frac"] += ((ratio - 1).abs() > c.clip).float().mean().item()
+                steps += 1
+        return {k: v / max(steps, 1) for k, v in totals.items()}
+
+    # ------------------------------------------------------------ resume
+    def state_dict(self) -> dict:
+        """Everything needed to continue training (the env restarts its games on load)."""
+        return {
+            "weights": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "pool": self.pool,
+            "iteration": self.iteration,
+            "learner_steps": self.learner_steps,
+            "games_finished": self.games_finished,
+            "rng": self.rng.bit_generator.state,
+            "torch_rng": self.generator.get_state(),
+            "recent_results": list(self.recent_results),
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore :meth:`state_dict` output."""
+        self.net.load_state_dict(state["weights"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.pool = list(state["pool"])
+        self.iteration = int(state["iteration"])
+        self.learner_steps = int(state["learner_steps"])
+        self.games_finished = int(state["games_finished"])
+        self.rng.bit_generator.state = state["rng"]
+        self.generator.set_state(state["torch_rng"])
+        self.recent_results = list(state["recent_results"])
+
+
+class PolicyAgent(Agent):
+    """Plays a policy network without search: the most probable legal leg until the move is complete
+    (``sample=True``: legs sampled from the policy with the agent's generator)."""
+
+    def __init__(self, net: PolicyValueNet, variant: str | Rules, seed: int | None = None, device: str = "cpu",
+                 name: str = "ppo", sample: bool = False):  # fmt: skip
+        super().__init__(seed)
+        self.rules = get_rules(variant) if isinstance(variant, str) else variant
+        if net.board_size != self.rules.board_size:
+            raise ValueError(f"the network is for {net.board_size}x{net.board_size}, the variant is not")
+        self.device = torch.device(device)
+        self.net = net.to(self.device).eval()
+        self.name = name
+        self.sample = sample
+        self._drv = _LegDriver(self.rules, 1)
+
+    def _pick(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        with torch.inference_mode():
+            logits, _ = self.net(torch.from_numpy(np.asarray(obs, dtype=np.float32)[None]).to(self.device))
+            logp = masked_log_softmax(logits.cpu(), torch.from_numpy(np.asarray(mask, dtype=np.int8)[None]))[0]
+        p = logp.exp().numpy().astype(np.float64)
+        if p.sum() <= 0:
+            raise ValueError("the action mask has no legal action")
+        if self.sample:
+            return int(self.rng.choice(len(p), p=p / p.sum()))
+        return int(np.argmax(p))
+
+    def select_move(self, board: Board) -> Move:
+        if board.outcome() is not None:
+            raise ValueError(f"the game is over in position {board.fen()}")
+        self._drv.load(0, board)
+        legs: list[int] = []
+        while True:
+            self._drv.refresh(0)
+            a = self._pick(self._drv.obs[0], self._drv.masks[0])
+            legs.append(a)
+            if self._drv.step(0, a) != STEP_CONTINUES:
+                return actions_to_move(board, legs)
+
+    def select_action(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        return self._pick(observation, mask)
