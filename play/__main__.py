@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    from .opponents import warm_up
+
+    # The first search compiles numba kernels (tens of seconds on a fresh install): do it before anyone waits.
+    threading.Thread(target=warm_up, name="warm-up", daemon=True).start()
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Playing checkers at http://{host}:{server.server_port}/  (Ctrl+C to stop)", flush=True)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from agents import AgentSpecError, MinimaxAgent, make_agent
 from checkers_env.core import Board, Move
 
-__all__ = ["Opponent", "OpponentError", "make_opponent", "DEFAULT_OPPONENT"]
+__all__ = ["Opponent", "OpponentError", "make_opponent", "warm_up", "DEFAULT_OPPONENT"]
 
 DEFAULT_OPPONENT = "minimax:4"
 
@@ -59,3 +59,13 @@ def make_opponent(spec, board: Board, seed: int | None = None, move_time: float 
     if isinstance(agent, MinimaxAgent) and (agent.time <= 0 or agent.time > move_time):
         agent.time = float(move_time)
     return Opponent(spec, agent)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the search once, so that the first game's reply is quick.
+
+    A fresh install compiles the move generator and the search on first use,
+    which takes tens of seconds; the server runs this in the background at start.
+    """
+    board = Board("american")
+    MinimaxAgent(depth=1, seed=0, tt_bits=10).select_move(board)

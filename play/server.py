@@ -409,6 +409,12 @@ def create_app(move_time: float = 2.0, max_games: int = MAX_GAMES) -> Flask:
             return jsonify(error=exc.description), exc.code
         return exc
 
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        # A bug, not a bad request: say so in JSON (the page shows it) and keep the server up.
+        app.logger.exception("unexpected error on %s", request.path)
+        return jsonify(error=f"internal error: {type(exc).__name__}: {exc}"), 500
+
     @app.get("/")
     def index():
         return send_from_directory(STATIC, "index.html")
