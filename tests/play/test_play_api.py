@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import threading
@@ -319,3 +320,23 @@ def test_command_line_prints_the_address_and_serves():
 def test_command_line_rejects_a_bad_port():
     result = subprocess.run([sys.executable, "-m", "play", "--port", "70000"], capture_output=True, text=True)
     assert result.returncode == 2 and "--port" in result.stderr
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_whole_game_against_minimax_replays_from_its_pdn(client, variant):
+    rng = random.Random(variant)
+    game = new_game(client, variant=variant, opponent="minimax:2", seed=1)
+    for ply in range(400):
+        if game["outcome"]:
+            break
+        chosen = rng.choice(game["legal_moves"])
+        spec = chosen["text"] if ply % 2 else {"start": chosen["start"], "path": chosen["path"]}
+        response = move(client, game, spec)
+        assert response.status_code == 200, response.json
+        game = response.json
+    assert game["outcome"] is not None
+    [parsed] = read_pdn(client.get(f"/api/games/{game['id']}/pdn").get_data(as_text=True))
+    board = Board(variant)
+    for text in parsed.moves:
+        board.push(text)
+    assert board.fen() == game["fen"] and board.result() == parsed.result == game["outcome"]["result"]
