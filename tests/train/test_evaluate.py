@@ -1,0 +1,160 @@
+"""The arena: ratings, openings, the command line, partial results on Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from checkers_env.core import Board
+from checkers_env.core.pdn import read_pdn
+from train import evaluate
+from train.openings import american_three_move, ballot, random_openings
+from train.ratings import elo_from_score, fit_elo, match_stats, score_interval, wilson
+
+
+def test_wilson_matches_the_textbook_value():
+    lo, hi = wilson(8, 10)
+    assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_score_interval_and_elo():
+    lo, hi = score_interval(10, 0, 0)
+    assert hi == pytest.approx(1.0) and 0.6 < lo < 0.8
+    assert elo_from_score(0.5, 10) == 0.0
+    assert elo_from_score(0.75, 100) == pytest.approx(190.85, abs=0.01)
+    assert math.isfinite(elo_from_score(1.0, 10))
+    stats = match_stats(6, 2, 2)
+    assert stats.score == 0.7 and stats.elo_ci[0] < stats.elo < stats.elo_ci[1]
+
+
+def test_fit_elo_recovers_known_ratings():
+    rng = np.random.default_rng(0)
+    truth = np.array([0.0, 200.0, -150.0, 400.0])
+    results = []
+    for i in range(4):
+        for j in range(i + 1, 4):
+            p = 1 / (1 + 10 ** ((truth[j] - truth[i]) / 400))
+            n = 4000
+            results.append((i, j, float(rng.binomial(n, p)), n))
+    ratings, half = fit_elo(4, results)
+    assert ratings[0] == 0.0 and half[0] == 0.0
+    assert np.all(np.abs(ratings - truth) < 3 * half + 1e-9)
+    assert np.all(half[1:] < 20)
+
+
+def test_acf_ballot_is_legal_and_reproducible():
+    deck = american_three_move()
+    assert len(deck) == 157
+    assert len({o.moves for o in deck}) == 157
+    for opening in deck:
+        board = opening.board("american")
+        assert len(board.move_stack) == 3 and board.outcome() is None
+    assert ballot("american", 10, seed=1) == ballot("american", 10, seed=1)
+    assert ballot("american", 10, seed=1) != ballot("american", 10, seed=2)
+
+
+def test_random_openings_are_distinct_and_reproducible():
+    ops = random_openings("international", 30, seed=3)
+    assert len(ops) == 30
+    fens = {o.board("international").fen() for o in ops}
+    assert len(fens) == 30
+    assert all(len(o.moves) in (2, 3) for o in ops)
+    assert ops == random_openings("international", 30, seed=3)
+
+
+def test_match_cli_writes_json_pdn_and_plot(tmp_path, capsys):
+    out = tmp_path / "m.json"
+    pdn = tmp_path / "m.pdn"
+    png = tmp_path / "m.png"
+    argv = ["--variant", "american", "--a", "minimax:2", "--b", "random", "--games", "4", "--seed", "3"]
+    argv += ["--workers", "1", "--quiet", "--json", str(out), "--pdn", str(pdn), "--plot", str(png)]
+    assert evaluate.main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["games"] == 4 and doc["wins"] + doc["draws"] + doc["losses"] == 4
+    assert doc["score"] == (doc["wins"] + 0.5 * doc["draws"]) / 4
+    assert len(doc["elo_ci"]) == 2 and doc["elo_ci"][0] <= doc["elo"] <= doc["elo_ci"][1]
+    assert doc["wins"] >= 3
+    games = read_pdn(pdn.read_text())
+    assert len(games) == 4
+    colours = [r["a_colour"] for r in doc["game_records"]]
+    assert colours == ["black", "white", "black", "white"]  # pairs with colours reversed
+    for game, record in zip(games, doc["game_records"]):
+        board = game.replay("american")
+        assert board.result() == record["result"]
+        assert [str(m) for m in board.move_stack[:3]] == list(_opening_moves(record["opening"]))
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert "Elo A-B" in capsys.readouterr().out
+    # the same seed replays the same games
+    out2 = tmp_path / "m2.json"
+    assert evaluate.main(argv[:-6] + ["--json", str(out2)]) == 0
+    assert json.loads(out2.read_text())["game_records"] == doc["game_records"]
+
+
+def _opening_moves(name):
+    return next(o.moves for o in american_three_move() if o.name == name)
+
+
+def test_round_robin_fits_an_elo_table(tmp_path):
+    out = tmp_path / "rr.json"
+    argv = ["--variant", "czech", "--agents", "random", "minimax:1", "minimax:2", "--games", "2", "--seed", "0"]
+    assert (
+        evaluate.main(argv + ["--workers", "1", "--quiet", "--json", str(out), "--plot", str(tmp_path / "rr.png")]) == 0
+    )
+    doc = json.loads(out.read_text())
+    assert [r["agent"] for r in doc["elo_table"]] == ["random", "minimax:1", "minimax:2"]
+    assert len(doc["pairings"]) == 3 and all(p["games"] == 2 for p in doc["pairings"])
+    assert doc["elo_table"][0]["elo"] == 0.0
+
+
+def test_parallel_workers_give_the_same_games(tmp_path):
+    argv = ["--variant", "italian", "--a", "minimax:2", "--b", "minimax:1", "--games", "2", "--seed", "5", "--quiet"]
+    one, two = tmp_path / "1.json", tmp_path / "2.json"
+    assert evaluate.main(argv + ["--workers", "1", "--json", str(one)]) == 0
+    assert evaluate.main(argv + ["--workers", "2", "--json", str(two)]) == 0
+    assert json.loads(one.read_text())["game_records"] == json.loads(two.read_text())["game_records"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--variant", "nope", "--a", "random", "--b", "random"], "unknown variant"),
+        (["--a", "minimax:x", "--b", "random"], "minimax"),
+        (["--a", "alphabeta", "--b", "random"], "unknown agent spec"),
+        (["--a", "missing/best.pt", "--b", "random"], "not found"),
+        (["--a", "random"], "both agents"),
+        (["--a", "random", "--b", "random", "--games", "0"], "--games"),
+    ],
+)
+def test_bad_input_exits_non_zero(argv, message, capsys):
+    assert evaluate.main(argv + ["--quiet", "--workers", "1"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_interrupted_match_keeps_finished_games(tmp_path, monkeypatch):
+    real = evaluate.play_game
+    calls = []
+
+    def interrupting(job, variant, max_plies):
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append(job.index)
+        return real(job, variant, max_plies)
+
+    monkeypatch.setattr(evaluate, "play_game", interrupting)
+    out, pdn = tmp_path / "p.json", tmp_path / "p.pdn"
+    argv = ["--a", "random", "--b", "minimax:1", "--games", "10", "--workers", "1", "--quiet"]
+    assert evaluate.main(argv + ["--json", str(out), "--pdn", str(pdn)]) == 130
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True and doc["games"] == 3
+    assert len(read_pdn(pdn.read_text())) == 3
+
+
+def test_max_plies_adjudicates_a_draw():
+    job = evaluate._jobs(["random", "random"], "american", 1, 0)[0]
+    record = evaluate.play_game(job, "american", max_plies=6)
+    assert record["score"] == 0.5 and record["plies"] == 6 and "adjudicated" in record["termination"]
+    assert Board("american").turn.name.lower() == record["a_colour"]

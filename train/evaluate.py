@@ -1,0 +1,395 @@
+"""The arena: matches and round robins between any agents, in any variant.
+
+    python -m train.evaluate --variant american --a minimax:4 --b random --games 20 --seed 0 \\
+        [--json out.json] [--pdn games.pdn] [--plot out.png]
+    python -m train.evaluate --variant russian --agents random minimax:2 minimax:4 --games 10 --seed 0
+
+Games come in pairs from one balloted opening (:mod:`train.openings`), A
+taking the first player's side in the first game of a pair and the second
+player's side in the other. Games run in parallel worker processes
+(``--workers``, default: every core), each agent reseeded per game from
+``--seed``, so a match replays exactly whatever the number of workers (with
+depth- or node-limited agents). A game ends by the rules (no legal move, the
+draw counter) or, as a safety net, is scored a draw after ``--max-plies``.
+
+Reports, from A's side: wins, draws and losses with Wilson 95% intervals, the
+score with its interval, and the Elo difference with its interval
+(:mod:`train.ratings`); a round robin (``--agents``) also fits an Elo table.
+``--json`` writes the numbers (keys ``games``, ``wins``, ``draws``,
+``losses``, ``score``, ``elo``, ``elo_ci`` and more; atomically), ``--pdn``
+every game, ``--plot`` a PNG. Ctrl-C stops the match and still writes the
+games already finished (exit status 130). Bad input (an unknown variant or
+agent spec, a missing checkpoint) prints a message and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import signal
+import sys
+import tempfile
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from agents import AgentSpecError, agent_kinds, make_agent
+from checkers_env.core import Board, get_rules, variant_names
+from checkers_env.core.pdn import game_to_pdn, write_pdn
+
+from .openings import Opening, ballot
+from .ratings import fit_elo, match_stats
+
+__all__ = ["GameJob", "play_game", "run_arena", "main"]
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One game to play: who, from which opening, with which seeds."""
+
+    index: int
+    pairing: int
+    """Index of the (A, B) pairing in the round robin (0 for a match)."""
+    a: str
+    b: str
+    a_first: bool
+    """A plays the side that moves first (in the variant's start position)."""
+    opening: Opening
+    a_seed: int
+    b_seed: int
+
+
+_AGENT_CACHE: dict = {}
+
+
+def _agent(spec: str, variant: str, seed: int):
+    key = (spec, variant)
+    agent = _AGENT_CACHE.get(key)
+    if agent is None:
+        agent = make_agent(spec, variant, seed)
+        _AGENT_CACHE[key] = agent
+    agent.reset(seed)
+    return agent
+
+
+def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
+    """Play one game; return its record (score from A's side, PDN text, ...)."""
+    board = job.opening.board(variant)
+    first = Board(variant).turn
+    a = _agent(job.a, variant, job.a_seed)
+    # the same spec on both sides needs two agents (each keeps its own table)
+    b = _agent(job.b, variant, job.b_seed) if job.b != job.a else make_agent(job.b, variant, job.b_seed)
+    players = {first: a, first.other: b} if job.a_first else {first: b, first.other: a}
+    names = {first: job.a, first.other: job.b} if job.a_first else {first: job.b, first.other: job.a}
+    a_colour = first if job.a_first else first.other
+    termination = None
+    winner = None
+    while True:
+        outcome = board.outcome()
+        if outcome is not None:
+            termination = outcome.termination.value
+            winner = outcome.winner
+            break
+        if len(board.move_stack) >= max_plies:
+            termination = f"adjudicated draw after {max_plies} plies"
+            break
+        mover = board.turn
+        move = players[mover].select_move(board.copy())
+        if not board.is_legal(move):
+            termination = f"illegal move {move} by {names[mover]}"
+            winner = mover.other
+            break
+        board.push(move)
+    if winner is None:
+        score, result = 0.5, "1/2-1/2"
+    else:
+        score = 1.0 if winner == a_colour else 0.0
+        result = "1-0" if int(winner) == 0 else "0-1"
+    white, black = (names[c] for c in sorted(names, key=int))
+    tags = {
+        "Event": "checkers-env arena",
+        "Round": str(job.index + 1),
+        "White": white,
+        "Black": black,
+        "Opening": job.opening.name,
+        "Termination": termination,
+    }
+    return {
+        "index": job.index,
+        "pairing": job.pairing,
+        "a": job.a,
+        "b": job.b,
+        "a_colour": a_colour.name.lower(),
+        "opening": job.opening.name,
+        "score": score,
+        "result": result,
+        "plies": len(board.move_stack),
+        "termination": termination,
+        "pdn": game_to_pdn(board, tags, result),
+    }
+
+
+def _worker_init() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
+
+
+def _run_job(args) -> dict:
+    job, variant, max_plies = args
+    return play_game(job, variant, max_plies)
+
+
+def _jobs(specs: list[str], variant: str, games: int, seed: int) -> list[GameJob]:
+    pairs = (games + 1) // 2
+    openings = ballot(variant, pairs, seed)
+    jobs = []
+    for pairing, (i, j) in enumerate(combinations(range(len(specs)), 2)):
+        for g in range(games):
+            a_seed, b_seed = (int(x) for x in np.random.SeedSequence([seed, pairing, g]).generate_state(2))
+            jobs.append(GameJob(len(jobs), pairing, specs[i], specs[j], g % 2 == 0, openings[g // 2], a_seed, b_seed))
+    return jobs
+
+
+def run_arena(
+    specs: list[str],
+    variant: str,
+    games: int,
+    seed: int,
+    workers: int = 1,
+    max_plies: int = 400,
+    progress: bool = True,
+) -> tuple[list[dict], bool]:
+    """Play every pairing of ``specs`` (``games`` games each); return ``(records, interrupted)``.
+
+    Records come back in job order, without the games an interruption
+    (Ctrl-C) prevented.
+    """
+    jobs = _jobs(specs, variant, games, seed)
+    records: list[dict] = []
+    interrupted = False
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(jobs), unit="game", desc=f"{variant}", dynamic_ncols=True)
+    tally = [0, 0, 0]
+
+    def done(record: dict) -> None:
+        records.append(record)
+        tally[{1.0: 0, 0.5: 1, 0.0: 2}[record["score"]]] += 1
+        if bar is not None:
+            bar.update(1)
+            if len(specs) == 2:
+                bar.set_postfix_str(f"A +{tally[0]} ={tally[1]} -{tally[2]}")
+
+    try:
+        if workers <= 1:
+            for job in jobs:
+                done(play_game(job, variant, max_plies))
+        else:
+            ctx = mp.get_context("spawn")
+            pool = ctx.Pool(workers, initializer=_worker_init)
+            try:
+                for record in pool.imap_unordered(_run_job, [(job, variant, max_plies) for job in jobs]):
+                    done(record)
+                pool.close()
+            except KeyboardInterrupt:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+    records.sort(key=lambda r: r["index"])
+    return records, interrupted
+
+
+def summarize(specs: list[str], variant: str, games: int, seed: int, records: list[dict], interrupted: bool) -> dict:
+    """The JSON document of a match (two specs) or round robin (more)."""
+    pairings = []
+    results = []
+    for pairing, (i, j) in enumerate(combinations(range(len(specs)), 2)):
+        mine = [r for r in records if r["pairing"] == pairing]
+        w = sum(r["score"] == 1.0 for r in mine)
+        d = sum(r["score"] == 0.5 for r in mine)
+        lo = sum(r["score"] == 0.0 for r in mine)
+        stats = match_stats(w, d, lo)
+        pairings.append({"a": specs[i], "b": specs[j], **stats.as_dict()})
+        if mine:
+            results.append((i, j, w + 0.5 * d, len(mine)))
+    doc: dict = {
+        "variant": variant,
+        "seed": seed,
+        "games_per_pairing": games,
+        "interrupted": interrupted,
+        "opening_ballot": "ACF 3-move" if variant == "american" else "random 2-3 plies",
+    }
+    if len(specs) == 2:
+        doc.update(pairings[0])
+    else:
+        ratings, half = fit_elo(len(specs), results)
+        doc["agents"] = specs
+        doc["pairings"] = pairings
+        doc["elo_table"] = [
+            {"agent": s, "elo": float(r), "elo_ci": [float(r - h), float(r + h)]}
+            for s, r, h in zip(specs, ratings, half)
+        ]
+    doc["game_records"] = [{k: v for k, v in r.items() if k != "pdn"} for r in records]
+    return doc
+
+
+def _fmt_elo(x: float) -> str:
+    return f"{x:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def report(doc: dict) -> str:
+    """Human-readable summary of :func:`summarize`'s document."""
+    lines = []
+    for p in [doc] if "pairings" not in doc else doc["pairings"]:
+        n = p["games"]
+        lines.append(f"{doc['variant']}: A={p['a']} vs B={p['b']}: {n} games")
+        if n == 0:
+            continue
+        for key in ("wins", "draws", "losses"):
+            lo, hi = p[key[:-1] + "_ci"] if key != "losses" else p["loss_ci"]
+            lines.append(f"  A {key:<6} {p[key]:>4}  {p[key] / n:6.1%}  [{lo:.1%}, {hi:.1%}]")
+        lo, hi = p["score_ci"]
+        lines.append(f"  A score  {p['score']:.3f}  [{lo:.3f}, {hi:.3f}]")
+        lo, hi = p["elo_ci"]
+        lines.append(f"  Elo A-B  {_fmt_elo(p['elo'])}  [{_fmt_elo(lo)}, {_fmt_elo(hi)}]")
+    if "elo_table" in doc:
+        lines.append(f"Elo table ({doc['variant']}, anchored at {doc['agents'][0]} = 0, 95% intervals):")
+        for row in sorted(doc["elo_table"], key=lambda r: -r["elo"]):
+            lo, hi = row["elo_ci"]
+            lines.append(f"  {row['agent']:<28} {row['elo']:+7.0f}  [{lo:+.0f}, {hi:+.0f}]")
+    if doc["interrupted"]:
+        lines.append("interrupted: the results above cover the games finished before Ctrl-C")
+    return "\n".join(lines)
+
+
+def write_json(path: str, doc: dict) -> None:
+    """Write JSON atomically (a temporary file in the same folder, then ``os.replace``)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".arena-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(doc, fh, indent=1, allow_nan=False, default=_json_default)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _json_default(x):
+    raise TypeError(f"cannot write {type(x).__name__} to JSON")
+
+
+def plot(doc: dict, records: list[dict], path: str) -> None:
+    """A PNG: W/D/L rates with intervals and the running score (match), or the Elo table (round robin)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    if "elo_table" in doc:
+        rows = sorted(doc["elo_table"], key=lambda r: r["elo"])
+        fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+        elos = [r["elo"] for r in rows]
+        err = [[r["elo"] - r["elo_ci"][0] for r in rows], [r["elo_ci"][1] - r["elo"] for r in rows]]
+        ax.barh([r["agent"] for r in rows], elos, xerr=err, color="tab:blue", capsize=4)
+        ax.set_xlabel(f"Elo (anchored at {doc['agents'][0]} = 0, 95% intervals)")
+        ax.set_title(f"{doc['variant']}: round robin, {doc['games_per_pairing']} games per pairing")
+    else:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        n = max(doc["games"], 1)
+        labels = ["A wins", "draws", "A losses"]
+        rates = [doc["wins"] / n, doc["draws"] / n, doc["losses"] / n]
+        cis = [doc["win_ci"], doc["draw_ci"], doc["loss_ci"]]
+        err = [[r - c[0] for r, c in zip(rates, cis)], [c[1] - r for r, c in zip(rates, cis)]]
+        ax1.bar(labels, rates, yerr=err, capsize=5, color=["tab:green", "tab:gray", "tab:red"])
+        ax1.set_ylim(0, 1)
+        ax1.set_ylabel("rate (95% Wilson interval)")
+        ax1.set_title(f"{doc['a']} vs {doc['b']} ({doc['variant']})")
+        scores = np.cumsum([r["score"] for r in records]) / np.arange(1, len(records) + 1) if records else []
+        ax2.plot(np.arange(1, len(records) + 1), scores, color="tab:blue")
+        ax2.axhline(0.5, color="gray", lw=0.8, ls="--")
+        ax2.set_ylim(0, 1)
+        ax2.set_xlabel("games")
+        ax2.set_ylabel("A's running score")
+        ax2.set_title(f"score {doc['score']:.3f}, Elo {_fmt_elo(doc['elo'])}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.evaluate",
+        description="Play matches between agents and report results with confidence intervals and Elo.",
+        epilog="agent specs: " + "; ".join(agent_kinds()),
+    )
+    parser.add_argument("--variant", default="american", help=f"rule variant, one of {', '.join(variant_names())}")
+    parser.add_argument("--a", help="agent A (the results are from its side)")
+    parser.add_argument("--b", help="agent B")
+    parser.add_argument("--agents", nargs="+", metavar="SPEC", help="round robin of these agents (instead of --a/--b)")
+    parser.add_argument("--games", type=int, default=20, help="games per pairing, in pairs with colours reversed")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the openings and every agent")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel games (processes)")
+    parser.add_argument(
+        "--max-plies", type=int, default=400, help="score a game still going after this many plies a draw"
+    )
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--pdn", metavar="PATH", help="write every game as PDN")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG plot")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.agents and (args.a or args.b):
+            raise ValueError("give either --a and --b, or --agents, not both")
+        specs = list(args.agents) if args.agents else [args.a, args.b]
+        if any(s is None for s in specs):
+            raise ValueError("name both agents with --a SPEC --b SPEC (or several with --agents)")
+        if len(specs) < 2:
+            raise ValueError("a round robin needs at least two agents")
+        if args.games < 1:
+            raise ValueError(f"--games must be at least 1, got {args.games}")
+        if args.max_plies < 1:
+            raise ValueError(f"--max-plies must be at least 1, got {args.max_plies}")
+        variant = get_rules(args.variant).name
+        for spec in dict.fromkeys(specs):
+            make_agent(spec, variant, args.seed)  # fail now, not inside a worker
+    except (ValueError, AgentSpecError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    records, interrupted = run_arena(
+        specs, variant, args.games, args.seed, workers=args.workers, max_plies=args.max_plies, progress=not args.quiet
+    )
+    doc = summarize(specs, variant, args.games, args.seed, records, interrupted)
+    print(report(doc))
+    if args.json:
+        write_json(args.json, doc)
+    if args.pdn:
+        write_pdn(args.pdn, [r["pdn"] for r in records])
+    if args.plot:
+        plot(doc, records, args.plot)
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
