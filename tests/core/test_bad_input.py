@@ -1,0 +1,267 @@
+"""Bad input raises a ``ValueError`` subclass that says what was wrong.
+
+Every error the core raises for input a user can get wrong is a
+:class:`CheckersError` (a ``ValueError``); its message names the offending
+text and, when it is about a position, contains that position's FEN.
+Fuzzing with Hypothesis checks that nothing else escapes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checkers_env.core import (
+    AmbiguousMoveError,
+    Board,
+    CheckersError,
+    EmptyMoveStackError,
+    IllegalMoveError,
+    InvalidFenError,
+    InvalidSquareError,
+    RulesError,
+    UnknownVariantError,
+    get_rules,
+    variant_names,
+)
+
+START_AMERICAN = Board("american").fen()
+
+
+def test_every_error_is_a_value_error():
+    for error in (
+        CheckersError,
+        RulesError,
+        UnknownVariantError,
+        InvalidFenError,
+        InvalidSquareError,
+        IllegalMoveError,
+        AmbiguousMoveError,
+        EmptyMoveStackError,
+    ):
+        assert issubclass(error, ValueError)
+
+
+# ----------------------------------------------------------------------- FEN
+
+
+@pytest.mark.parametrize(
+    ("fen", "names"),
+    [
+        ("", ["must start with the side to move"]),
+        ("X:W21:B1", ["'X:W21:B1'", "side to move"]),
+        ("W:W21:B1:Q7", ["'Q7'", "'W:W21:B1:Q7'"]),
+        ("W:W21:W22", ["colour 'W' appears twice"]),
+        ("W:W21:B1:Hx", ["'Hx'"]),
+        ("W:Wx:B1", ["'x'", "'W:Wx:B1'"]),
+        ("W:W1.5:B9", ["'1.5'"]),
+        ("W:WK:B9", ["'K'"]),
+        ("W:W5-1:B9", ["'5-1'", "backwards"]),
+        ("W:W1-:B9", ["'1-'"]),
+    ],
+)
+def test_malformed_fen(fen, names):
+    with pytest.raises(InvalidFenError) as info:
+        Board("american", fen=fen)
+    for name in names:
+        assert name in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "square"),
+    [
+        ("american", "W:W33:B1", "33"),
+        ("american", "W:W0:B1", "0"),
+        ("american", "W:W21-40:B1", "33"),
+        ("international", "W:W51:B1", "51"),
+        ("russian", "W:Wa2:Bb8", "a2"),  # a light square
+        ("russian", "W:Wi1:Bb8", "i1"),
+        ("international", "W:Wa11:B1", "a11"),
+    ],
+)
+def test_squares_off_the_board(variant, fen, square):
+    with pytest.raises(InvalidFenError) as info:
+        Board(variant, fen=fen)
+    assert square in str(info.value) and fen in str(info.value)
+    assert "off the board" in str(info.value) or "not a playable square" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("fen", "square"),
+    [("W:W21,21:B1", "21"), ("W:W21-25,23:B1", "23"), ("W:W21,K21:B1", "21"), ("W:W21:B21", "21")],
+)
+def test_duplicated_squares(fen, square):
+    with pytest.raises(InvalidFenError) as info:
+        Board("american", fen=fen)
+    assert square in str(info.value) and fen in str(info.value)
+
+
+def test_fen_that_is_not_a_string():
+    with pytest.raises(InvalidFenError, match="string"):
+        Board("american", fen=5)
+
+
+# ---------------------------------------------------------------------- moves
+
+
+@pytest.mark.parametrize("text", ["11-18", "11x18", "22-18", "1-5", "11-15-19"])
+def test_illegal_move_text(text):
+    board = Board("american")
+    with pytest.raises(IllegalMoveError) as info:
+        board.push(text)
+    message = str(info.value)
+    assert repr(text) in message and START_AMERICAN in message
+    assert "11-15" in message  # the legal moves are listed
+    assert board.fen() == START_AMERICAN and board.move_stack == []
+
+
+@pytest.mark.parametrize("text", ["", "   ", "11", "11-", "foo", "99-15", "11-99", "z9-a1"])
+def test_malformed_move_text(text):
+    board = Board("american")
+    with pytest.raises(IllegalMoveError) as info:
+        board.push(text)
+    assert START_AMERICAN in str(info.value)
+
+
+@pytest.mark.parametrize("thing", [None, 42, 11.15, ("11", "15")])
+def test_push_of_something_that_is_not_a_move(thing):
+    with pytest.raises(IllegalMoveError, match=type(thing).__name__):
+        Board("american").push(thing)
+
+
+def test_move_from_another_position():
+    board = Board("american", fen="W:WK14:B1")
+    foreign = Board("american").legal_moves()[0]
+    with pytest.raises(IllegalMoveError) as info:
+        board.push(foreign)
+    assert str(foreign) in str(info.value) and board.fen() in str(info.value)
+
+
+# Positions where two legal captures join the same start and end squares but
+# take different pieces, so "start x end" does not say which one is meant.
+# (variant, FEN, ambiguous text, two full routes, a route that is not legal)
+AMBIGUOUS = [
+    # A man takes two men either way round a square (short moves, men capture forwards only).
+    ("american", "W:W31:B18,19,26,27", "31x15", ["31x22x15", "31x24x15"], "31x23x15"),
+    ("italian", "W:W22:B7,10,11,17,18,19", "22x6", ["22x13x6", "22x15x6"], "22x14x6"),
+    # Flying kings: two different rectangles of captures.
+    ("russian", "W:WKb2:Bc3,c7,e7,f2", "b2xg1", ["b2xd4xg1", "b2xf6xd8xb6xg1"], "b2xe5xg1"),
+    ("brazilian", "W:WKf8:Bb2,c3,c5,g5", "f8xh6", ["f8xb4xd2xh6", "f8xa3xc1xh6"], "f8xc5xh6"),
+    ("international", "W:WK18:B22,29,37,41", "18x24", ["18x31x42x24", "18x36x47x24"], "18x27x24"),
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "text", "routes", "wrong"), AMBIGUOUS, ids=[a[0] for a in AMBIGUOUS])
+def test_ambiguous_move_text(variant, fen, text, routes, wrong):
+    board = Board(variant, fen=fen)
+    same_ends = [m for m in board.legal_moves() if str(m) in routes]
+    assert len(same_ends) == 2 and same_ends[0].key()[2] != same_ends[1].key()[2], "the captured sets must differ"
+    with pytest.raises(AmbiguousMoveError) as info:
+        board.push(text)
+    message = str(info.value)
+    assert repr(text) in message and board.fen() in message
+    assert all(route in message for route in routes)
+    assert isinstance(info.value, IllegalMoveError)
+    for route in routes:  # naming the landing squares picks one
+        assert str(board.push(route)) == route
+        board.pop()
+    with pytest.raises(IllegalMoveError):
+        board.push(wrong)
+
+
+# --------------------------------------------------------------- rules, stack
+
+
+@pytest.mark.parametrize("name", ["nosuchvariant", "", "americanx", "checkers8"])
+def test_unknown_variant(name):
+    with pytest.raises(UnknownVariantError) as info:
+        Board(name)
+    assert repr(name) in str(info.value) and "american" in str(info.value)
+
+
+def test_variant_that_is_not_a_name():
+    with pytest.raises(UnknownVariantError, match="int"):
+        Board(123)
+
+
+@pytest.mark.parametrize(
+    ("variant", "overrides", "names"),
+    [
+        ("international", {"forced_capture": False}, ["forced_capture", "8x8"]),
+        ("american", {"board_size": 9}, ["board_size", "9"]),
+        ("american", {"draw_plies": -1}, ["draw_plies", "-1"]),
+        ("american", {"first_player": "red"}, ["first_player", "'red'"]),
+        ("american", {"repetition_draw": 1}, ["repetition_draw"]),
+        ("american", {"notation": "roman"}, ["notation", "'roman'"]),
+        ("american", {"no_such_rule": True}, ["no_such_rule", "forced_capture"]),
+    ],
+)
+def test_invalid_rule_combinations(variant, overrides, names):
+    with pytest.raises(RulesError) as info:
+        Board(variant, **overrides)
+    for name in names:
+        assert name in str(info.value)
+    with pytest.raises(RulesError):
+        get_rules(variant, **overrides)
+
+
+def test_house_rule_is_valid_on_every_8x8_variant():
+    for variant in variant_names():
+        if get_rules(variant).board_size == 8:
+            assert Board(variant, forced_capture=False).rules.forced_capture is False
+
+
+def test_pop_and_peek_on_an_empty_stack():
+    board = Board("international")
+    for method in (board.pop, board.peek):
+        with pytest.raises(EmptyMoveStackError) as info:
+            method()
+        assert board.fen() in str(info.value)
+    board.push(board.legal_moves()[0])
+    board.pop()
+    with pytest.raises(EmptyMoveStackError):
+        board.pop()
+
+
+@pytest.mark.parametrize("square", [32, -1, 100, "33", "z9", "a2", ""])
+def test_piece_at_off_the_board(square):
+    with pytest.raises(InvalidSquareError):
+        Board("american").piece_at(square)
+
+
+def test_unknown_fen_notation():
+    with pytest.raises(ValueError, match="roman"):
+        Board("american").fen("roman")
+
+
+# -------------------------------------------------------------------- fuzzing
+
+FEN_ALPHABET = "WBK:,-0123456789abcdefghijHF. x"
+
+
+@given(st.sampled_from(variant_names()), st.one_of(st.text(max_size=40), st.text(FEN_ALPHABET, max_size=40)))
+def test_any_fen_text_is_read_or_rejected_cleanly(variant, text):
+    try:
+        board = Board(variant, fen=text)
+    except InvalidFenError as exc:
+        assert str(exc)
+        return
+    # Whatever was accepted is a usable position.
+    board.legal_moves()
+    board.outcome()
+    assert Board(variant, fen=board.fen()) == board
+
+
+@given(
+    st.sampled_from(variant_names()), st.one_of(st.text(max_size=20), st.text("0123456789x-:abcdefghij ", max_size=20))
+)
+def test_any_move_text_is_played_or_rejected_cleanly(variant, text):
+    board = Board(variant)
+    try:
+        board.push(text)
+    except IllegalMoveError as exc:
+        assert board.fen() in str(exc)
+        assert board.move_stack == []
+    else:
+        assert len(board.move_stack) == 1
