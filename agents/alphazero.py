@@ -55,6 +55,7 @@ __all__ = [
     "GameRecord",
     "make_evaluator",
     "play_selfplay_games",
+    "adjudicate",
     "ReplayBuffer",
     "train_step",
     "play_match",
@@ -78,6 +79,10 @@ class SelfPlayConfig:
     """Whole moves (plies) played by sampling from the visit counts; later moves take the most visited leg."""
     temperature: float = 1.0
     """Temperature of that sampling."""
+    adjudicate_margin: float = 2.0
+    """A game stopped at max_moves is scored a win for the side ahead by at least this much material
+    (man 1, king 1.5) instead of a draw; 0 turns adjudication off. Domain knowledge that gives short
+    runs a denser value signal than the many capped games of early self-play."""
 
     def __post_init__(self) -> None:
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
@@ -97,7 +102,7 @@ class GameRecord:
     colours: np.ndarray
     """``int8[T]``: colour to move (0 White, 1 Black) in each position."""
     winner: int
-    """0 White, 1 Black, -1 draw (including a game stopped at ``max_moves``)."""
+    """0 White, 1 Black, -1 draw (a game stopped at ``max_moves`` is adjudicated, see SelfPlayConfig)."""
     moves: list[str] = field(default_factory=list)
     """The game's whole moves as PDN text."""
     plies: int = 0
@@ -284,7 +289,7 @@ def play_selfplay_games(
         if code == STEP_TERMINATED:
             finish(i, int(drv.games[i, G_WINNER]))
         elif len(board.move_stack) >= selfplay_config.max_moves:
-            finish(i, -1)
+            finish(i, adjudicate(board, selfplay_config.adjudicate_margin))
 
     for i in range(n):
         start(i)
@@ -313,6 +318,20 @@ def play_selfplay_games(
             hot = drv.games[i, G_EP_PLY] < selfplay_config.temperature_moves
             advance(i, _choose(visits[i], selfplay_config.temperature if hot else None, rng))
     return finished
+
+
+def adjudicate(board: Board, margin: float) -> int:
+    """Winner of a stopped game by material (man 1, king 1.5): 0/1 when a side leads by ``margin``
+    or more, else -1 (draw; always -1 when ``margin`` is 0)."""
+    if margin <= 0:
+        return -1
+    material = [len(board.pieces(c, kings=False)) + 1.5 * len(board.pieces(c, kings=True)) for c in (0, 1)]
+    lead = material[0] - material[1]
+    if lead >= margin:
+        return 0
+    if -lead >= margin:
+        return 1
+    return -1
 
 
 class ReplayBuffer:
@@ -420,10 +439,10 @@ def train_step(
         p = logp_taken.exp()
         entropy = -(p * logp_taken).sum(1).mean()
     return {
-        "loss": float(loss),
-        "policy_loss": float(policy_loss),
-        "value_loss": float(value_loss),
-        "entropy": float(entropy),
+        "loss": loss.item(),
+        "policy_loss": policy_loss.item(),
+        "value_loss": value_loss.item(),
+        "entropy": entropy.item(),
     }
 
 

@@ -1,0 +1,73 @@
+"""Batched PUCT MCTS: forced wins found across multi-leg captures, batching, configuration errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.mcts import BatchedMCTS, MCTSConfig, game_from_board, uniform_evaluator
+from checkers_env.core import Board
+from checkers_env.encoding import legal_action_sequences
+
+
+def _search(board, sims, trees=1, rng=None):
+    mcts = BatchedMCTS(board.rules, trees, MCTSConfig(simulations=sims))
+    games = np.stack([game_from_board(board)] * trees)
+    return mcts.search(games, np.ones(trees, dtype=np.bool_), uniform_evaluator, rng)
+
+
+def test_visits_concentrate_on_a_two_leg_winning_capture():
+    # White to move: 22x15x8 takes both black men and wins; 23x14 takes one.
+    # The win is two legs by the same player: the value must not flip sign between them.
+    board = Board("american", fen="W:W22,23:B11,18")
+    seqs = legal_action_sequences(board)
+    win_first_leg = next(seq[0] for seq, m in seqs.items() if str(m) == "22x8")
+    other = next(seq[0] for seq, m in seqs.items() if str(m) == "23x14")
+    visits, value = _search(board, 64)
+    assert visits[0, win_first_leg] >= 0.8 * visits[0].sum()
+    assert visits[0, win_first_leg] > 5 * visits[0, other]
+    assert value[0] > 0.5
+
+
+def test_visits_concentrate_on_the_winning_move_among_quiet_ones():
+    # Captures optional (house rule): taking the last black man wins at once; the other moves do not.
+    board = Board("american", fen="W:W22,30:B18", forced_capture=False)
+    seqs = legal_action_sequences(board)
+    assert len(seqs) >= 3
+    win = next(seq[0] for seq, m in seqs.items() if m.captures)
+    visits, _ = _search(board, 48)
+    assert visits[0].argmax() == win
+    assert visits[0, win] >= 0.7 * visits[0].sum()
+
+
+def test_black_to_move_finds_its_win_in_the_mover_frame():
+    # Black's legs are numbered after the half turn; the winning capture must still be found.
+    board = Board("american", fen="B:W18:B14,3", forced_capture=False)
+    seqs = legal_action_sequences(board)
+    assert len(seqs) >= 3
+    win = next(seq[0] for seq, m in seqs.items() if m.captures)
+    visits, value = _search(board, 48)
+    assert visits[0].argmax() == win
+    assert value[0] > 0.5
+
+
+def test_trees_are_independent_and_inactive_trees_are_untouched():
+    board = Board("american")
+    mcts = BatchedMCTS("american", 3, MCTSConfig(simulations=20))
+    games = np.stack([game_from_board(board)] * 3)
+    visits, _ = mcts.search(games, np.array([True, False, True]), uniform_evaluator, np.random.default_rng(0))
+    assert visits[1].sum() == 0
+    # the first round expands the root, each later one visits a child
+    assert visits[0].sum() == 19 and visits[2].sum() == 19
+    legal = {seq[0] for seq in legal_action_sequences(board)}
+    assert set(np.flatnonzero(visits[0])) <= legal
+
+
+def test_config_errors():
+    with pytest.raises(ValueError, match="simulations"):
+        MCTSConfig(simulations=1)
+    with pytest.raises(ValueError, match="dirichlet_fraction"):
+        MCTSConfig(dirichlet_fraction=2.0)
+    mcts = BatchedMCTS("american", 2, MCTSConfig(simulations=4))
+    with pytest.raises(ValueError, match="games must be"):
+        mcts.search(np.zeros((3, 5), dtype=np.int64), np.ones(3, dtype=bool), uniform_evaluator)

@@ -1,0 +1,80 @@
+"""The policy-value network: shapes, the convolutional policy head's action layout, masking."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.networks import NetConfig, PolicyValueNet, masked_log_softmax, masked_softmax, pick_device  # noqa: E402
+from checkers_env.core import Board  # noqa: E402
+from checkers_env.encoding import encode_action, legal_action_sequences, num_actions  # noqa: E402
+from checkers_env.observation import planes_of  # noqa: E402
+
+
+@pytest.mark.parametrize("size", [8, 10])
+def test_forward_shapes_and_value_range(size):
+    torch.manual_seed(0)
+    net = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8)).eval()
+    logits, value = net(torch.randn(5, 8, size, size))
+    assert logits.shape == (5, num_actions(size))
+    assert value.shape == (5,)
+    assert bool(((value >= -1) & (value <= 1)).all())
+
+
+def test_masked_softmax_gives_illegal_actions_exactly_zero():
+    torch.manual_seed(1)
+    logits = torch.randn(4, 896) * 30  # large logits: illegal ones would dominate without the mask
+    mask = torch.zeros(4, 896, dtype=torch.int8)
+    mask[0, [3, 7, 100]] = 1
+    mask[1, 895] = 1
+    mask[2, :] = 1
+    probs = masked_softmax(logits, mask)
+    assert torch.all(probs[mask == 0] == 0)
+    assert torch.allclose(probs[:3].sum(1), torch.ones(3))
+    assert probs[1, 895] == 1
+    # a row with no legal action: all zero, no nan
+    assert torch.all(probs[3] == 0)
+    assert not torch.isnan(masked_log_softmax(logits, mask)).any()
+
+
+def test_masked_policy_of_a_real_position_covers_only_legal_legs():
+    board = Board("american")
+    obs = torch.from_numpy(planes_of(board))[None]
+    legal = {seq[0] for seq in legal_action_sequences(board)}
+    mask = torch.zeros(1, 896, dtype=torch.int8)
+    mask[0, list(legal)] = 1
+    net = PolicyValueNet(8, NetConfig(channels=8, blocks=1)).eval()
+    with torch.no_grad():
+        probs = masked_softmax(net(obs)[0], mask)[0]
+    assert set(torch.nonzero(probs).flatten().tolist()) == legal
+
+
+def test_policy_head_reads_each_action_at_its_start_square():
+    """Action (sq, d, dist) depends on the planes only through the cell of sq when the trunk is empty
+    and the head is 1x1: perturbing another cell leaves its logit unchanged."""
+    net = PolicyValueNet(8, NetConfig(channels=8, blocks=0)).eval()
+    net.stem = torch.nn.Identity()
+    net.policy_conv = torch.nn.Identity()
+    net.policy_out = torch.nn.Conv2d(8, 28, 1)
+    x = torch.zeros(1, 8, 8, 8)
+    y = x.clone()
+    y[0, 0, 7, 0] = 1.0  # square index 28 (row 7, file 0) in the mover's frame
+    with torch.no_grad():
+        dx, _ = net(x)
+        dy, _ = net(y)
+    changed = torch.nonzero(dx[0] != dy[0]).flatten().tolist()
+    assert changed and all(a // 28 == 28 for a in changed)
+    assert encode_action(28, 1, 1, 8) in changed
+
+
+def test_bad_sizes_and_devices_raise_value_error():
+    with pytest.raises(ValueError, match="channels"):
+        NetConfig(channels=0)
+    with pytest.raises(ValueError, match="board_size"):
+        PolicyValueNet(9)
+    with pytest.raises(ValueError):
+        pick_device("nonsense-device")
+    assert pick_device("cpu").type == "cpu"
+    assert np.isfinite(sum(p.sum().item() for p in PolicyValueNet(8).parameters()))
