@@ -1,0 +1,207 @@
+"""Square numbering, FEN and move text per variant (PDN 3.0).
+
+Algebraic names are on the a1-dark reference board seen from White (see
+checkers_env/core/notation.py). Italian and spanish are played on the mirror
+image of that board, so their square 1 sits in a different corner of the
+reference board than on their own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from checkers_env.core import BLACK, WHITE, Board, get_rules, variant_names
+from checkers_env.core.notation import (
+    index_of_number,
+    number_of_index,
+    parse_fen,
+    parse_square,
+    square_name,
+    start_fen,
+)
+
+EIGHT = [v for v in variant_names() if get_rules(v).board_size == 8]
+
+
+@pytest.mark.parametrize(
+    ("variant", "number", "name"),
+    [
+        ("american", 1, "b8"),
+        ("american", 4, "h8"),
+        ("american", 5, "a7"),
+        ("american", 29, "a1"),
+        ("american", 32, "g1"),
+        ("pool", 1, "b8"),
+        ("russian", 1, "b8"),
+        ("czech", 32, "g1"),
+        # italian: square 1 is h8 on the reference board, counting right to left.
+        ("italian", 1, "h8"),
+        ("italian", 4, "b8"),
+        ("italian", 5, "g7"),
+        ("italian", 32, "a1"),
+        # spanish: square 1 is a1, counting left to right and upwards.
+        ("spanish", 1, "a1"),
+        ("spanish", 4, "g1"),
+        ("spanish", 5, "b2"),
+        ("spanish", 32, "h8"),
+        ("international", 1, "b10"),
+        ("international", 5, "j10"),
+        ("international", 6, "a9"),
+        ("international", 46, "a1"),
+        ("international", 50, "i1"),
+    ],
+)
+def test_square_numbering(variant, number, name):
+    rules = get_rules(variant)
+    index = index_of_number(rules, number)
+    assert square_name(rules, index, "algebraic") == name
+    assert square_name(rules, index, "numeric") == str(number)
+    assert parse_square(rules, name) == parse_square(rules, str(number)) == index
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_numbering_is_a_bijection_in_both_notations(variant):
+    rules = get_rules(variant)
+    numbers = [number_of_index(rules, i) for i in range(rules.squares)]
+    assert sorted(numbers) == list(range(1, rules.squares + 1))
+    names = {square_name(rules, i, "algebraic") for i in range(rules.squares)}
+    assert len(names) == rules.squares
+    for index in range(rules.squares):
+        for notation in ("numeric", "algebraic"):
+            assert parse_square(rules, square_name(rules, index, notation)) == index
+        assert parse_square(rules, square_name(rules, index, "algebraic").upper()) == index
+
+
+START = {
+    "american": "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+    "pool": "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+    "russian": "W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2:Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8",
+    "brazilian": "W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2:Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8",
+    "czech": "W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2:Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8",
+    "italian": "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+    "spanish": "W:W1,2,3,4,5,6,7,8,9,10,11,12:B21,22,23,24,25,26,27,28,29,30,31,32",
+    "international": "W:W" + ",".join(map(str, range(31, 51))) + ":B" + ",".join(map(str, range(1, 21))),
+}
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_start_fen(variant):
+    rules = get_rules(variant)
+    assert start_fen(rules) == START[variant] == Board(variant).fen()
+    board = Board(variant)
+    assert board.turn == (BLACK if rules.first_player == "black" else WHITE)
+    assert board.ply == 0 and board.halfmove_clock == 0
+    # White's men start on the low ranks in every variant.
+    assert all(square_name(rules, i, "algebraic")[1:] in ("1", "2", "3", "4") for i in board.pieces(WHITE))
+    assert len(board.pieces(WHITE)) == len(board.pieces(BLACK)) == rules.men_per_side
+
+
+@pytest.mark.parametrize(
+    ("variant", "moves"),
+    [
+        ("american", {"9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"}),
+        ("russian", {"a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"}),
+        ("international", {"31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29", "34-30", "35-30"}),
+    ],
+)
+def test_start_move_text(variant, moves):
+    assert {str(m) for m in Board(variant).legal_moves()} == moves
+
+
+# One position written algebraically in every 8x8 variant: a white man on d6
+# takes e7 and reaches f8. Where it goes next is a rule of the variant:
+# crowned and stopped; crowned and on as a flying king over g7 (russian);
+# on as a man over g7, not crowned (brazilian, pool).
+ALGEBRAIC = "W:Wd6:Be7,g7"
+AFTER_D6 = {
+    "american": ("W:W10:B7,8", "10x3", True),
+    "pool": ("W:W10:B7,8", "10x12", False),
+    "russian": ("W:Wd6:Be7,g7", "d6xh6", True),
+    "brazilian": ("W:Wd6:Be7,g7", "d6xh6", False),
+    "czech": ("W:Wd6:Be7,g7", "d6xf8", True),
+    "italian": ("W:W11:B5,6", "11x2", True),
+    "spanish": ("W:W22:B27,28", "22x31", True),
+}
+
+
+@pytest.mark.parametrize("variant", EIGHT)
+def test_algebraic_fen_in_every_8x8_variant(variant):
+    board = Board(variant, fen=ALGEBRAIC)
+    own_fen, move_text, promotes = AFTER_D6[variant]
+    assert board.fen() == own_fen
+    assert board.fen("algebraic") == ALGEBRAIC
+    assert board.piece_at("d6") == (WHITE, False)
+    assert board.piece_at("e7") == board.piece_at("g7") == (BLACK, False)
+    (move,) = board.legal_moves()
+    assert (str(move), move.promotes) == (move_text, promotes)
+    assert square_name(board.rules, move.start, "algebraic") == "d6"
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_ranges_kings_and_case(variant):
+    rules = get_rules(variant)
+    n = rules.squares
+    ranged = Board(variant, fen=f"W:W{n - 11}-{n}:BK1,2-4,k5")
+    listed = Board(variant, fen="W:W" + ",".join(str(i) for i in range(n - 11, n + 1)) + ":BK1,2,3,4,K5")
+    assert ranged == listed
+    assert len(ranged.pieces(WHITE, kings=False)) == 12
+    assert {number_of_index(rules, i) for i in ranged.pieces(BLACK, kings=True)} == {1, 5}
+    assert {number_of_index(rules, i) for i in ranged.pieces(BLACK, kings=False)} == {2, 3, 4}
+    assert Board(variant, fen=f"w:w{n}:bk1") == Board(variant, fen=f"W:W{n}:BK1")
+    parsed = parse_fen(rules, f"B:BK1:W{n}")  # colours in either order
+    assert parsed.turn == 1 and parsed.black_kings == {index_of_number(rules, 1)}
+
+
+def test_american_range_fen():
+    assert Board("american", fen="B:W21-32:B1-12") == Board("american")
+    assert Board("american", fen="W:W21-32:B1-12").turn == WHITE
+
+
+def test_kings_are_written_with_k():
+    board = Board("american", fen="W:WK1,21:BK32,5")
+    assert board.fen() == "W:WK1,21:B5,K32"
+    assert board.fen("algebraic") == "W:Wa3,Kb8:Ba7,Kg1"
+    assert Board("american", fen=board.fen("algebraic")) == board
+
+
+@pytest.mark.parametrize(
+    ("fen", "ply", "clock"),
+    [
+        ("W:W21:B1:H12:F30", 59, 12),  # american: Black moves first, so White's 30th move is ply 59
+        ("B:W21:B1:H0:F30", 58, 0),
+        ("B:W21:B1:F1", 0, 0),
+        ("W:W21:B1:H7", 0, 7),
+    ],
+)
+def test_optional_clock_and_move_number_fields(fen, ply, clock):
+    board = Board("american", fen=fen)
+    assert (board.ply, board.halfmove_clock) == (ply, clock)
+    assert board.fen() == fen.split(":H")[0].split(":F")[0]
+    if ":F" in fen and ":H" in fen:
+        assert board.fen(clock=True) == fen
+
+
+def test_clock_fields_count_plies_and_moves():
+    board = Board("russian")
+    assert board.fen(clock=True).endswith(":H0:F1")
+    board.push("c3-d4")
+    assert board.fen(clock=True).endswith(":H1:F1")  # Black's reply is still move 1
+    for text in ("f6-g5", "b2-c3", "g5-h4", "d4-e5"):
+        board.push(text)
+    assert board.fen(clock=True).endswith(":H5:F3")
+    board.push("d6xf4")  # a capture resets the counter
+    assert board.fen(clock=True).endswith(":H0:F4")
+
+
+def test_pdn_tag_and_quotes_are_accepted():
+    assert Board("american", fen='[FEN "W:WK1,21:B5"]') == Board("american", fen="W:WK1,21:B5")
+    assert Board("american", fen='"W:WK1,21:B5"') == Board("american", fen="W:WK1,21:B5")
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_fen_notation_argument(variant):
+    board = Board(variant)
+    numeric, algebraic = board.fen("numeric"), board.fen("algebraic")
+    assert "a1" not in numeric and ("a1" in algebraic or "b2" in algebraic)
+    assert Board(variant, fen=numeric) == Board(variant, fen=algebraic) == board
+    assert board.fen() == (algebraic if get_rules(variant).notation == "algebraic" else numeric)
