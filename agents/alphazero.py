@@ -22,6 +22,7 @@ accounts for. So no variant has a symmetry left to exploit.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -127,7 +128,9 @@ def make_evaluator(net: PolicyValueNet, device: torch.device | str = "cpu", trac
     model: Callable = net
     if trace:
         try:
-            with torch.inference_mode():
+            with warnings.catch_warnings(), torch.inference_mode():
+                # TorchScript is deprecated in favour of torch.compile, which is far slower to start here
+                warnings.simplefilter("ignore", DeprecationWarning)
                 example = torch.zeros(2, NUM_PLANES, net.board_size, net.board_size, device=device)
                 model = torch.jit.freeze(torch.jit.trace(net, example))
         except Exception:  # tracing is a speed-up only
