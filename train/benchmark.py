@@ -53,8 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _train(algo: str, minutes: float, run_dir: str, seed: int, progress: bool) -> str:
+    # about five points on the learning curve: evaluations are not counted in the budget but cost wall time
     cfg = TrainConfig(variant="american", algo=algo, minutes=minutes, run_dir=run_dir, seed=seed, final_games=0,
-                      progress=progress)  # fmt: skip
+                      progress=progress, eval_every_minutes=max(2.5, minutes / 5), eval_games=10,
+                      eval_opponents=("minimax:2", "minimax:4") if algo == "alphazero" else ("minimax:2",))  # fmt: skip
     best = os.path.join(run_dir, "best.pt")
     done = os.path.exists(best) and read_checkpoint(best)["meta"].get("train_minutes", 0) >= minutes
     if not done:
@@ -78,13 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         player = NetPlayer(make_evaluator(agent.net), agent.mcts_config, name="alphazero")
         for spec in ("minimax:2", "minimax:4"):
             doc, _ = evaluate_agent(agent.rules, player, spec, args.games, args.seed + 1, progress=progress)
-            rows.append({"agent": "alphazero", "checkpoint": best, "simulations": args.simulations, **doc})
+            rows.append({"agent": "alphazero", "checkpoint": best, "simulations": args.simulations,
+                         "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc})  # fmt: skip
         if args.ppo_minutes > 0:
             ppo_dir = os.path.join(args.run_dir, "ppo")
             best = _train("ppo", args.ppo_minutes, ppo_dir, args.seed, progress)
             agent = load_agent(best, "american", seed=args.seed)
             doc, _ = evaluate_agent(agent.rules, agent, "random", args.games, args.seed + 1, progress=progress)
-            rows.append({"agent": "ppo", "checkpoint": best, **doc})
+            rows.append({"agent": "ppo", "checkpoint": best, "train_minutes": read_checkpoint(best)["meta"]["train_minutes"],
+                         **doc})  # fmt: skip
     except KeyboardInterrupt:
         return 130
     for r in rows:
@@ -107,10 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        minutes = args.az_minutes if r["agent"] == "alphazero" else args.ppo_minutes
+        minutes = r["train_minutes"]
         lo, hi = r["score_ci"]
         lines.append(
-            f"| {r['agent']} | {minutes:g} | {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} "
+            f"| {r['agent']} | {minutes:.1f} | {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} "
             f"| {r['score']:.3f} [{lo:.2f}, {hi:.2f}] | {r['target']:.2f} | {'yes' if r['met'] else 'no'} |"
         )
     _atomic_text(os.path.join(args.run_dir, "benchmark.md"), "\n".join(lines) + "\n")
