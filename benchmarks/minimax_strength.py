@@ -12,7 +12,6 @@ scores at least 65% against depth d for d = 1..5; depth 2 scores at least
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
