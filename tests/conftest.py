@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "default",
-    max_examples=150,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -36,9 +36,9 @@ GAME_POSITIONS = 1000
 """Positions from random games per variant in the default run (pydraughts is slow)."""
 PLACEMENTS = 100
 """Random crowded positions per 8x8 variant in the default run (half that on 10x10, where pydraughts is slower)."""
-SLOW_GAME_POSITIONS = 2000
-SLOW_PLACEMENTS = 1000
-"""Per seed (three seeds) in the slow run."""
+SLOW_GAME_POSITIONS = 2500
+SLOW_PLACEMENTS = 500
+"""Per seed (two seeds) in the slow run."""
 MAX_GAME_PLIES = 250
 """Random games are cut here: king endgames can shuffle for ever (neither
 library's draw rule is applied, so positions with a high counter are covered)."""
@@ -50,17 +50,18 @@ def _canonical(rules, fen: str) -> tuple:
 
 
 def _random_game_positions(their_variant: str, count: int, seed: int):
-    """Yield ``(fen, successor FENs, pydraughts moves)`` for every position of
-    seeded random pydraughts games until ``count`` positions are produced."""
+    """Yield ``(fen, successor FENs, pydraughts moves)`` for every distinct position
+    of seeded random pydraughts games until ``count`` positions are produced."""
     rng = random.Random(seed)
-    produced = 0
-    while produced < count:
+    seen: set[str] = set()  # each distinct position once (the start, shuffling kings)
+    while len(seen) < count:
         board = draughts.Board(variant=their_variant)
         for _ in range(MAX_GAME_PLIES):
             moves = board.legal_moves()
-            yield board.fen, _successors(board, moves), moves
-            produced += 1
-            if not moves or produced >= count:
+            if board.fen not in seen:
+                seen.add(board.fen)
+                yield board.fen, _successors(board, moves), moves
+            if not moves or len(seen) >= count:
                 break
             board.push(rng.choice(moves))
 
@@ -167,7 +168,7 @@ def test_crowded_positions_reach_the_same_positions_as_pydraughts(our_variant, t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize(("our_variant", "their_variant"), VARIANTS, ids=[v for v, _ in VARIANTS])
 def test_many_more_positions_agree_with_pydraughts(our_variant, their_variant, seed):
     stats = _compare(our_variant, their_variant, _random_game_positions(their_variant, SLOW_GAME_POSITIONS, seed))
