@@ -156,6 +156,7 @@ def load_agent(
     seed: int | None = None,
     simulations: int | None = None,
     device: str = "cpu",
+    threads: int | None = 1,
     **net_overrides: int,
 ) -> Agent:
     """The arena agent stored in ``path``.
@@ -167,6 +168,9 @@ def load_agent(
         seed: the agent's random generator seed (tie-breaking).
         simulations: MCTS simulations per searched leg (alphazero; default: as trained).
         device: torch device of the network.
+        threads: torch CPU threads to use (``None`` leaves torch's setting): 1 by default,
+            since the arena runs one game per core and small nets slow down badly when
+            their threads compete.
         **net_overrides: the expected network size (``channels=``, ``blocks=``);
             a mismatch raises :class:`CheckpointError`.
 
@@ -188,6 +192,8 @@ def load_agent(
             f"pass --variant {data['variant']} or use a checkpoint trained on {rules.name!r}"
         )
     net = load_network(data, path, **net_overrides)
+    if threads is not None:
+        torch.set_num_threads(int(threads))
     name = os.path.basename(path)
     if data["algo"] == "alphazero":
         from .alphazero import MCTSAgent

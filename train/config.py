@@ -65,7 +65,7 @@ class TrainConfig:
     """Score the new network needs against the previous best to replace it (when gate_games > 0)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
     """PPO settings (ppo)."""
-    eval_every_minutes: float = 2.5
+    eval_every_minutes: float = 5.0
     """Training minutes between evaluations for the learning curve."""
     eval_games: int = 8
     """Games per opponent at each periodic evaluation (pairs with colours reversed)."""
