@@ -25,6 +25,7 @@ CELL_TIMEOUT_S = 300
 NOTEBOOK_NAMES = [
     "01_rules_and_variants.ipynb",
     "02_environment.ipynb",
+    "03_baselines_and_arena.ipynb",
 ]
 
 
