@@ -35,7 +35,7 @@ from .alphazero import _LegDriver
 from .base import Agent
 from .networks import NetConfig, PolicyValueNet, masked_log_softmax
 
-__all__ = ["PPOConfig", "PPOTrainer", "PolicyAgent"]
+__all__ = ["PPOConfig", "PPOTrainer", "PolicyAgent", "learner_advantages"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,44 @@ def _sample_masked(logits: torch.Tensor, masks: torch.Tensor, generator: torch.G
     probs = logp_all.exp()
     actions = torch.multinomial(probs, 1, generator=generator).squeeze(1)
     return actions, logp_all.gather(1, actions[:, None]).squeeze(1)
+
+
+def learner_advantages(
+    rewards: np.ndarray,
+    dones: np.ndarray,
+    valid: np.ndarray,
+    values: np.ndarray,
+    next_value: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> np.ndarray:
+    """GAE over the learner's own decisions, ``float32[T, E]`` (0 where ``valid`` is False).
+
+    ``rewards[t, e]`` is the learner's reward at env step ``t`` (either side's
+    step), ``dones[t, e]`` whether the game ended there, ``valid[t, e]``
+    whether the learner acted there (``values`` holds its value estimates),
+    ``next_value[e]`` the bootstrap value after the last step. A reward that
+    arrives on the opponent's step is credited to the learner's last
+    decision before it; nothing crosses the end of a game.
+    """
+    t_count, e_count = rewards.shape
+    adv = np.zeros((t_count, e_count), dtype=np.float32)
+    pending = np.zeros(e_count, dtype=np.float32)
+    gae = np.zeros(e_count, dtype=np.float32)
+    nxt = np.asarray(next_value, dtype=np.float32).copy()
+    for t in range(t_count - 1, -1, -1):
+        d = dones[t]
+        pending = np.where(d, rewards[t], pending + rewards[t])
+        nxt = np.where(d, 0.0, nxt)
+        gae = np.where(d, 0.0, gae)
+        v = valid[t]
+        delta = pending + gamma * nxt - values[t]
+        new_gae = delta + gamma * lam * gae
+        adv[t] = np.where(v, new_gae, 0.0)
+        gae = np.where(v, new_gae, gae)
+        nxt = np.where(v, values[t], nxt)
+        pending = np.where(v, 0.0, pending)
+    return adv
 
 
 class PPOTrainer:
@@ -183,21 +221,7 @@ class PPOTrainer:
             _, v_last = self.net(torch.from_numpy(self._obs).to(self.device))
         v_last = v_last.cpu().numpy()
         next_value = np.where(self._to_move == self.learner_player, v_last, -v_last).astype(np.float32)
-        adv = np.zeros((t_count, e_count), dtype=np.float32)
-        pending = np.zeros(e_count, dtype=np.float32)
-        gae = np.zeros(e_count, dtype=np.float32)
-        for t in range(t_count - 1, -1, -1):
-            d = done_buf[t]
-            pending = np.where(d, rew_buf[t], pending + rew_buf[t])
-            next_value = np.where(d, 0.0, next_value)
-            gae = np.where(d, 0.0, gae)
-            v = valid[t]
-            delta = pending + c.gamma * next_value - val_buf[t]
-            new_gae = delta + c.gamma * c.gae_lambda * gae
-            adv[t] = np.where(v, new_gae, 0.0)
-            gae = np.where(v, new_gae, gae)
-            next_value = np.where(v, val_buf[t], next_value)
-            pending = np.where(v, 0.0, pending)
+        adv = learner_advantages(rew_buf, done_buf, valid, val_buf, next_value, c.gamma, c.gae_lambda)
         returns = adv + val_buf
         sel = valid.reshape(-1)
         b_obs = torch.from_numpy(obs_buf.reshape(-1, *shape)[sel]).to(self.device)
