@@ -4,7 +4,7 @@
 
 Rows:
 
-* AEC random-legal loop (wrapped ``checkers_env.env.env``: ``agent_iter``,
+* AEC random-legal loop (wrapped ``checkers_env.aec.env``: ``agent_iter``,
   ``last``, sample from the mask, ``step``) against PettingZoo's
   ``connect_four_v3`` running the same loop. Target: 1.5x connect four.
 * ``VectorEnv`` steps/s with ``num_envs`` games on one thread (random legal
@@ -88,7 +88,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from checkers_env.env import env as checkers_aec
+    from checkers_env.aec import env as checkers_aec
 
     rows = []
     aec = aec_loop_rate(lambda: checkers_aec("american"), args.seconds)

@@ -1,12 +1,44 @@
 """checkers_env: draughts and checkers rules for reinforcement learning.
 
-The rules core lives in :mod:`checkers_env.core` (re-exported here).
+The rules core (:mod:`checkers_env.core`) is re-exported here. The env layer
+(``env``, ``raw_env``, ``VectorEnv``, ``SingleAgentEnv`` and the action
+encoding helpers) is imported on first use, so that ``import checkers_env``
+does not pull in PettingZoo or Gymnasium.
 """
 
 from __future__ import annotations
+
+import importlib
 
 from .core import *  # noqa: F401,F403
 from .core import __all__ as _core_all
 
 __version__ = "0.1.0"
-__all__ = list(_core_all)
+
+_LAZY = {
+    "env": "checkers_env.aec",
+    "raw_env": "checkers_env.aec",
+    "VectorEnv": "checkers_env.vector",
+    "VectorStep": "checkers_env.vector",
+    "SingleAgentEnv": "checkers_env.wrappers",
+    "num_actions": "checkers_env.encoding",
+    "move_to_actions": "checkers_env.encoding",
+    "actions_to_move": "checkers_env.encoding",
+    "text_to_actions": "checkers_env.encoding",
+    "actions_to_text": "checkers_env.encoding",
+}
+
+__all__ = list(_core_all) + list(_LAZY)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'checkers_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

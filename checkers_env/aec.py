@@ -1,6 +1,6 @@
 """Checkers and draughts as a PettingZoo AEC environment.
 
-    >>> import checkers_env.env as ce
+    >>> import checkers_env.aec as ce
     >>> env = ce.env(variant="russian")
     >>> env.reset(seed=42)
     >>> for agent in env.agent_iter():
@@ -12,7 +12,7 @@
     ...     env.step(action)
     >>> env.close()
 
-| Import             | `from checkers_env.env import env` (or `raw_env`)              |
+| Import             | `from checkers_env import env` (or `raw_env`)                  |
 |--------------------|----------------------------------------------------------------|
 | Actions            | Discrete                                                       |
 | Parallel API       | No                                                             |
@@ -411,7 +411,7 @@ def _register() -> list[str]:
     for name in variant_names():
         env_id = f"checkers/{name}-v0"
         if env_id not in aec_registry:
-            register("aec", env_id, entry_point="checkers_env.env:env", kwargs={"variant": name})
+            register("aec", env_id, entry_point="checkers_env.aec:env", kwargs={"variant": name})
         ids.append(env_id)
     return ids
 

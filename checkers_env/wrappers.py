@@ -23,7 +23,7 @@ import gymnasium
 import numpy as np
 
 from .core.variants import Rules
-from .env import raw_env
+from .aec import raw_env
 
 __all__ = ["SingleAgentEnv", "Opponent"]
 
@@ -58,7 +58,7 @@ class SingleAgentEnv(gymnasium.Env):
         if opponent is not None and not callable(opponent):
             raise ValueError(f"opponent must be a callable (observation dict -> action) or None, got {opponent!r}")
         self.game = raw_env(variant, render_mode=render_mode, max_moves=max_moves, **rule_overrides)
-        """The underlying AEC env (a :class:`~checkers_env.env.raw_env`)."""
+        """The underlying AEC env (a :class:`~checkers_env.aec.raw_env`)."""
         self.render_mode = render_mode
         self.opponent = opponent
         self.agent_choice = agent

@@ -8,7 +8,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from checkers_env.core import Board, IllegalMoveError
 from checkers_env.encoding import move_to_actions
-from checkers_env.env import env, raw_env
+from checkers_env.aec import env, raw_env
 
 from .conftest import CONFIG_IDS, CONFIGS, random_positions
 
@@ -212,7 +212,7 @@ def test_registered_ids_make_the_wrapped_env():
     pettingzoo = pytest.importorskip("pettingzoo")
     if not hasattr(pettingzoo, "make"):
         pytest.skip("this PettingZoo has no registry")
-    from checkers_env.env import registered_ids
+    from checkers_env.aec import registered_ids
 
     assert "checkers/international-v0" in registered_ids and len(registered_ids) == 8
     e = pettingzoo.make("aec", "checkers/international-v0")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from checkers_env.env import raw_env
+from checkers_env.aec import raw_env
 
 from .conftest import CONFIG_IDS, CONFIGS
 

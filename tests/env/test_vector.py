@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from checkers_env.env import raw_env
+from checkers_env.aec import raw_env
 from checkers_env.vector import VectorEnv
 
 from .conftest import CONFIG_IDS, CONFIGS
