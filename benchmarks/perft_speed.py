@@ -101,8 +101,8 @@ def main() -> None:
     for variant, depth in DEPTHS.items():
         board = Board(variant)
         perft(board, 3)  # compile
-        nodes, bulk_s = _timed(lambda: perft(board, depth, bulk=True), args.repeats)
-        _, plain_s = _timed(lambda: perft(board, depth, bulk=False), args.repeats)
+        nodes, bulk_s = _timed(lambda b=board, d=depth: perft(b, d, bulk=True), args.repeats)
+        _, plain_s = _timed(lambda b=board, d=depth: perft(b, d, bulk=False), args.repeats)
         rows.append((variant, depth, nodes, nodes / bulk_s / 1e6, nodes / plain_s / 1e6))
 
     print("| variant | depth | nodes | Mnodes/s bulk | Mnodes/s no bulk |")

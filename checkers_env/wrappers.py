@@ -22,8 +22,8 @@ from collections.abc import Callable
 import gymnasium
 import numpy as np
 
-from .core.variants import Rules
 from .aec import raw_env
+from .core.variants import Rules
 
 __all__ = ["SingleAgentEnv", "Opponent"]
 

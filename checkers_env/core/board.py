@@ -309,9 +309,7 @@ class Board:
             if len(exact) == 1:
                 return exact[0]
         if len(candidates) > 1:
-            options = ", ".join(
-                "x".join(square_name(self.rules, i) for i in (m.start, *m.path)) for m in candidates
-            )
+            options = ", ".join("x".join(square_name(self.rules, i) for i in (m.start, *m.path)) for m in candidates)
             raise AmbiguousMoveError(
                 f"move {text!r} is ambiguous in position {self.fen()}: it could be {options}; "
                 "give the intermediate squares"
@@ -461,7 +459,9 @@ class Board:
                 if piece is None:
                     cells.append(".")
                 else:
-                    cells.append(("w" if piece[0] == WHITE else "b").upper() if piece[1] else ("w" if piece[0] == WHITE else "b"))
+                    cells.append(
+                        ("w" if piece[0] == WHITE else "b").upper() if piece[1] else ("w" if piece[0] == WHITE else "b")
+                    )
             rows.append(" ".join(cells))
         return "\n".join(rows)
 
@@ -478,4 +478,3 @@ def _split_move(text: str) -> list[str]:
 def _is_subsequence(needle, haystack) -> bool:
     it = iter(haystack)
     return all(any(x == y for y in it) for x in needle)
-

@@ -34,7 +34,7 @@ A step that leaves the board lands on a ghost bit or outside the mask.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -64,7 +64,9 @@ class Geometry:
         self.deltas = (-(h + 1), -h, h, h + 1)
         # (row from the top, file from the left) of each index, on the a1-dark board.
         self.row = np.array([i // h for i in range(self.squares)], dtype=np.int64)
-        self.file = np.array([2 * (i % h) + (1 if (i // h) % 2 == 0 else 0) for i in range(self.squares)], dtype=np.int64)
+        self.file = np.array(
+            [2 * (i % h) + (1 if (i // h) % 2 == 0 else 0) for i in range(self.squares)], dtype=np.int64
+        )
         self._index_at = {(int(r), int(f)): i for i, (r, f) in enumerate(zip(self.row, self.file))}
         self.top_row_bits = sum(1 << int(self.bit_of_index[i]) for i in range(h))
         self.bottom_row_bits = sum(1 << int(self.bit_of_index[i]) for i in range(self.squares - h, self.squares))
@@ -139,7 +141,7 @@ class Geometry:
         return (index // h) * h + (h - 1 - index % h)
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(board_size: int) -> Geometry:
     """The shared :class:`Geometry` for a board size (8 or 10)."""
     return Geometry(board_size)

@@ -319,8 +319,18 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
                 while land != scratch[base + F_LAST]:
                     scratch[X_PATH + k] = land
                     _finish_capture(
-                        params, moves, scratch, start, land, scratch[base + F_NEXT_KING], start_king,
-                        scratch[base + F_NEXT_CAPT], kings, scratch[base + F_NEXT_ORDER], k + 1, turn,
+                        params,
+                        moves,
+                        scratch,
+                        start,
+                        land,
+                        scratch[base + F_NEXT_KING],
+                        start_king,
+                        scratch[base + F_NEXT_CAPT],
+                        kings,
+                        scratch[base + F_NEXT_ORDER],
+                        k + 1,
+                        turn,
                     )
                     land += scratch[base + F_DELTA]
         pos = scratch[base + F_POS]
@@ -365,7 +375,18 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
                 if mid_mode == MID_ENDS:
                     scratch[X_PATH + k] = first
                     _finish_capture(
-                        params, moves, scratch, start, first, 1, start_king, next_captured, kings, next_order, k + 1, turn
+                        params,
+                        moves,
+                        scratch,
+                        start,
+                        first,
+                        1,
+                        start_king,
+                        next_captured,
+                        kings,
+                        next_order,
+                        k + 1,
+                        turn,
                     )
                     continue
                 if mid_mode == MID_CONTINUES:
@@ -379,8 +400,18 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
                 ):
                     scratch[X_PATH + k] = first
                     _finish_capture(
-                        params, moves, scratch, start, first, next_king, start_king, next_captured, kings, next_order,
-                        k + 1, turn,
+                        params,
+                        moves,
+                        scratch,
+                        start,
+                        first,
+                        next_king,
+                        start_king,
+                        next_captured,
+                        kings,
+                        next_order,
+                        k + 1,
+                        turn,
                     )
                     continue
             scratch[base + F_FIRST] = first
@@ -766,7 +797,9 @@ def perft_count(state: np.ndarray, params: np.ndarray, depth: int, bulk: bool = 
         return 1
     buffers = new_move_buffer(depth)
     scratch = new_scratch()
-    n = _perft(state[S_WHITE], state[S_BLACK], state[S_KINGS], state[S_TURN], depth, params, buffers, scratch, int(bulk))
+    n = _perft(
+        state[S_WHITE], state[S_BLACK], state[S_KINGS], state[S_TURN], depth, params, buffers, scratch, int(bulk)
+    )
     if n < 0:
         raise MoveBufferOverflow("a move buffer overflowed during perft")
     return int(n)

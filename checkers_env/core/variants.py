@@ -149,7 +149,9 @@ class Rules:
         if not self.forced_capture and self.board_size != 8:
             problems.append("the no-mandatory-capture house rule (forced_capture=False) applies to 8x8 variants only")
         if self.capture_kings_earliest and not self.capture_most_kings and not self.capture_most_pieces:
-            problems.append("capture_kings_earliest refines capture_most_pieces/capture_most_kings and needs one of them")
+            problems.append(
+                "capture_kings_earliest refines capture_most_pieces/capture_most_kings and needs one of them"
+            )
         if self.draw_plies < 0:
             problems.append(f"draw_plies must be >= 0, got {self.draw_plies}")
         if self.repetition_draw < 0 or self.repetition_draw == 1:

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
+from checkers_env.aec import env, raw_env
 from checkers_env.core import Board, IllegalMoveError
 from checkers_env.encoding import move_to_actions
-from checkers_env.aec import env, raw_env
 
 from .conftest import CONFIG_IDS, CONFIGS, random_positions
 
