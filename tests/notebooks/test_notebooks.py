@@ -26,6 +26,7 @@ NOTEBOOK_NAMES = [
     "01_rules_and_variants.ipynb",
     "02_environment.ipynb",
     "03_baselines_and_arena.ipynb",
+    "04_selfplay_training.ipynb",
 ]
 
 
@@ -56,6 +57,7 @@ def test_notebook_is_stored_without_outputs(name):
 def test_notebook_runs_top_to_bottom(name, kernel_dir, monkeypatch, tmp_path):
     monkeypatch.setenv("CHECKERS_NOTEBOOK_SMALL", "1")
     monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # run folders and plots the notebooks write go here
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir)]))
@@ -70,4 +72,4 @@ def test_notebook_runs_top_to_bottom(name, kernel_dir, monkeypatch, tmp_path):
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, [f"{e.ename}: {e.evalue}" for e in errors]
     # the executed copy is kept for a look when something renders wrongly
-    nbformat.write(nb, tmp_path / name)
+    nbformat.write(nb, tmp_path / f"executed-{name}")
