@@ -17,8 +17,8 @@ score with its interval, and the Elo difference with its interval
 (:mod:`train.ratings`); a round robin (``--agents``) also fits an Elo table.
 ``--json`` writes the numbers (keys ``games``, ``wins``, ``draws``,
 ``losses``, ``score``, ``elo``, ``elo_ci`` and more; atomically), ``--pdn``
-every game, ``--plot`` a PNG. Ctrl-C stops the match and still writes the
-games already finished (exit status 130). Bad input (an unknown variant or
+every game, ``--plot`` a PNG. Ctrl-C (or SIGTERM) stops the match and still
+writes the games already finished (exit status 130). Bad input (an unknown variant or
 agent spec, a missing checkpoint) prints a message and exits with status 2.
 """
 
@@ -262,7 +262,8 @@ def report(doc: dict) -> str:
         lo, hi = p["score_ci"]
         lines.append(f"  A score  {p['score']:.3f}  [{lo:.3f}, {hi:.3f}]")
         lo, hi = p["elo_ci"]
-        lines.append(f"  Elo A-B  {_fmt_elo(p['elo'])}  [{_fmt_elo(lo)}, {_fmt_elo(hi)}]")
+        clipped = " (a perfect score: Elo taken at half a game from it)" if p["score"] in (0.0, 1.0) else ""
+        lines.append(f"  Elo A-B  {_fmt_elo(p['elo'])}  [{_fmt_elo(lo)}, {_fmt_elo(hi)}]{clipped}")
     if "elo_table" in doc:
         lines.append(f"Elo table ({doc['variant']}, anchored at {doc['agents'][0]} = 0, 95% intervals):")
         for row in sorted(doc["elo_table"], key=lambda r: -r["elo"]):
@@ -324,13 +325,17 @@ def plot(doc: dict, records: list[dict], path: str) -> None:
         scores = np.cumsum([r["score"] for r in records]) / np.arange(1, len(records) + 1) if records else []
         ax2.plot(np.arange(1, len(records) + 1), scores, color="tab:blue")
         ax2.axhline(0.5, color="gray", lw=0.8, ls="--")
-        ax2.set_ylim(0, 1)
+        ax2.set_ylim(-0.03, 1.03)
         ax2.set_xlabel("games")
         ax2.set_ylabel("A's running score")
         ax2.set_title(f"score {doc['score']:.3f}, Elo {_fmt_elo(doc['elo'])}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -377,9 +382,21 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, AgentSpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    records, interrupted = run_arena(
-        specs, variant, args.games, args.seed, workers=args.workers, max_plies=args.max_plies, progress=not args.quiet
-    )
+    # SIGTERM (a kill, a job timeout) stops the match like Ctrl-C: the pool is
+    # shut down and the finished games are still written.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        records, interrupted = run_arena(
+            specs,
+            variant,
+            args.games,
+            args.seed,
+            workers=args.workers,
+            max_plies=args.max_plies,
+            progress=not args.quiet,
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     doc = summarize(specs, variant, args.games, args.seed, records, interrupted)
     print(report(doc))
     if args.json:

@@ -82,6 +82,7 @@ class MatchStats:
     elo: float
     """Elo difference A minus B."""
     elo_ci: tuple[float, float]
+    """95% interval of ``elo`` (infinite when no game was played; ``None`` in :meth:`as_dict`)."""
 
     def as_dict(self) -> dict:
         return {
@@ -94,8 +95,8 @@ class MatchStats:
             "win_ci": list(self.win_ci),
             "draw_ci": list(self.draw_ci),
             "loss_ci": list(self.loss_ci),
-            "elo": self.elo,
-            "elo_ci": list(self.elo_ci),
+            "elo": self.elo if math.isfinite(self.elo) else None,
+            "elo_ci": [x if math.isfinite(x) else None for x in self.elo_ci],
         }
 
 
