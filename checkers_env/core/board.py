@@ -472,7 +472,11 @@ class Board:
 
 
 def _split_move(text: str) -> list[str]:
-    return [p for p in re.split(r"\s*[-x:×]\s*", text.lower()) if p]
+    """Squares of move text; an empty part (``"11--15"``) makes the text malformed."""
+    parts = re.split(r"\s*[-x:×]\s*", text.lower())
+    if any(not p for p in parts):
+        return []
+    return parts
 
 
 def _is_subsequence(needle, haystack) -> bool:

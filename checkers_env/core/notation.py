@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import InvalidFenError, InvalidSquareError
+from .errors import CheckersError, InvalidFenError, InvalidSquareError
 from .geometry import Geometry, geometry
 from .variants import Rules
 
@@ -94,10 +94,10 @@ def square_name(rules: Rules, index: int, notation: str | None = None) -> str:
         return geometry(rules.board_size).algebraic_names[index]
     if notation == "numeric":
         return str(number_of_index(rules, index))
-    raise ValueError(f"notation must be 'numeric' or 'algebraic', got {notation!r}")
+    raise CheckersError(f"notation must be 'numeric' or 'algebraic', got {notation!r}")
 
 
-_SQUARE_RE = re.compile(r"^\s*(?:(\d+)|([a-jA-J])(\d+))\s*$")
+_SQUARE_RE = re.compile(r"^\s*(?:([0-9]+)|([a-jA-J])([0-9]+))\s*$", re.ASCII)
 
 
 def parse_square(rules: Rules, text: str) -> int:
@@ -136,6 +136,12 @@ def _parse_piece_list(rules: Rules, g: Geometry, text: str, fen: str) -> tuple[s
         try:
             if "-" in item:
                 lo_text, hi_text = item.split("-", 1)
+                if not (lo_text.strip().isascii() and lo_text.strip().isdigit()) or not (
+                    hi_text.strip().isascii() and hi_text.strip().isdigit()
+                ):
+                    raise InvalidFenError(
+                        f"bad range {raw.strip()!r} in FEN {fen!r}: expected two square numbers such as '21-32'"
+                    )
                 lo, hi = int(lo_text), int(hi_text)
                 if lo > hi:
                     raise InvalidFenError(f"range {raw.strip()!r} runs backwards in FEN {fen!r}")

@@ -141,13 +141,17 @@ def test_algebraic_fen_in_every_8x8_variant(variant):
 def test_ranges_kings_and_case(variant):
     rules = get_rules(variant)
     n = rules.squares
-    ranged = Board(variant, fen=f"W:W{n - 11}-{n}:BK1,2-4,k5")
-    listed = Board(variant, fen="W:W" + ",".join(str(i) for i in range(n - 11, n + 1)) + ":BK1,2,3,4,K5")
+    # High numbers are White's side except where square 1 is at the bottom (spanish):
+    # keep men off their own promotion row, which a FEN may not hold.
+    high, low = ("W", "B") if rules.numbering_origin.startswith("top") else ("B", "W")
+    high_colour, low_colour = (WHITE, BLACK) if high == "W" else (BLACK, WHITE)
+    ranged = Board(variant, fen=f"W:{high}{n - 11}-{n}:{low}K1,2-4,k5")
+    listed = Board(variant, fen=f"W:{high}" + ",".join(str(i) for i in range(n - 11, n + 1)) + f":{low}K1,2,3,4,K5")
     assert ranged == listed
-    assert len(ranged.pieces(WHITE, kings=False)) == 12
-    assert {number_of_index(rules, i) for i in ranged.pieces(BLACK, kings=True)} == {1, 5}
-    assert {number_of_index(rules, i) for i in ranged.pieces(BLACK, kings=False)} == {2, 3, 4}
-    assert Board(variant, fen=f"w:w{n}:bk1") == Board(variant, fen=f"W:W{n}:BK1")
+    assert len(ranged.pieces(high_colour, kings=False)) == 12
+    assert {number_of_index(rules, i) for i in ranged.pieces(low_colour, kings=True)} == {1, 5}
+    assert {number_of_index(rules, i) for i in ranged.pieces(low_colour, kings=False)} == {2, 3, 4}
+    assert Board(variant, fen=f"w:{high.lower()}{n}:{low.lower()}k1") == Board(variant, fen=f"W:{high}{n}:{low}K1")
     parsed = parse_fen(rules, f"B:BK1:W{n}")  # colours in either order
     assert parsed.turn == 1 and parsed.black_kings == {index_of_number(rules, 1)}
 
