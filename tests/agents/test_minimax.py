@@ -33,6 +33,18 @@ def test_shot_gives_one_man_to_take_two():
     assert len(reply.captures) == 2
 
 
+def test_shot_on_the_big_board():
+    # International: 40-34 gives a man; after 29x40 the man on 35 takes 40 and 39.
+    board = Board("international", fen="W:W11,30,35,40:B1,20,29,39")
+    agent = MinimaxAgent(depth=3, seed=0)
+    assert str(agent.select_move(board)) == "40-34"
+    assert agent.last_search.score >= 100
+    board.push("40-34")
+    board.push("29x40")
+    reply = agent.select_move(board)
+    assert sorted(board.square_name(i) for i in reply.captures) == ["39", "40"]
+
+
 def test_king_trap_in_the_single_corner():
     # The black king on 29 can only go to 25, which the man on 30 guards; 23-18
     # forces the black man off, after which the king must step out and is taken.
