@@ -235,26 +235,28 @@ def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
 
 
 @njit(cache=True)
-def write_observation(game, perspective, params, tables, moves, ply_scale, obs, mask, legal, legal_cap):
-    """Write the planes seen by ``perspective`` (colour) into ``obs`` and, when
-    that side is to move in a game still on, its legal legs into ``mask`` (which
-    must be all zeros) and ``legal``. ``moves`` must hold the game's move list.
-    Returns the number of legal legs written (0 for the side not to move)."""
+def write_observation(game, perspective, params, tables, moves, ply_scale, obs, mask, legal, legal_cap, planes=True):
+    """Write the planes seen by ``perspective`` (colour) into ``obs`` (unless
+    ``planes`` is False) and, when that side is to move in a game still on, its
+    legal legs into ``mask`` (which must be all zeros) and ``legal``. ``moves``
+    must hold the game's move list. Returns the number of legal legs written
+    (0 for the side not to move)."""
     moving_from = -1
     if game[G_LEGS] > 0:
         moving_from = game[G_START]
-    write_planes(
-        tables,
-        game[: mg.STATE_SIZE],
-        perspective,
-        moving_from,
-        game[G_POS],
-        game[G_CAPT],
-        params[mg.P_DRAW_PLIES],
-        ply_scale,
-        game[G_EP_PLY],
-        obs,
-    )
+    if planes:
+        write_planes(
+            tables,
+            game[: mg.STATE_SIZE],
+            perspective,
+            moving_from,
+            game[G_POS],
+            game[G_CAPT],
+            params[mg.P_DRAW_PLIES],
+            ply_scale,
+            game[G_EP_PLY],
+            obs,
+        )
     if game[G_STATUS] != STATUS_ON or perspective != game[mg.S_TURN]:
         return 0
     return write_leg_mask(
@@ -281,7 +283,9 @@ def _clear_mask(mask, legal, count, legal_cap):
 
 
 @njit(cache=True)
-def _reset_all(games, start, params, tables, moves, scratch, ply_scale, first, obs, masks, legal, counts, to_move):
+def _reset_all(
+    games, start, params, tables, moves, scratch, ply_scale, first, obs, masks, legal, counts, to_move, planes
+):
     for e in range(games.shape[0]):
         games[e, :] = start
         init_game(games[e], params, moves, scratch)
@@ -289,7 +293,7 @@ def _reset_all(games, start, params, tables, moves, scratch, ply_scale, first, o
         turn = games[e, mg.S_TURN]
         to_move[e] = turn ^ first
         counts[e] = write_observation(
-            games[e], turn, params, tables, moves, ply_scale, obs[e], masks[e], legal[e], legal.shape[1]
+            games[e], turn, params, tables, moves, ply_scale, obs[e], masks[e], legal[e], legal.shape[1], planes
         )
 
 
@@ -305,7 +309,7 @@ def _first_illegal(actions, masks, n_actions):
 @njit(cache=True)
 def _step_all(
     actions, games, start, params, tables, moves, scratch, max_moves, ply_scale, first,
-    obs, masks, legal, counts, rewards, terminations, truncations, to_move,
+    obs, masks, legal, counts, rewards, terminations, truncations, to_move, planes,
 ):  # fmt: skip
     """Step every game; return -1, or the index of a game whose move buffer overflowed."""
     cap = legal.shape[1]
@@ -329,7 +333,9 @@ def _step_all(
             init_game(game, params, moves, scratch)
         turn = game[mg.S_TURN]
         to_move[e] = turn ^ first
-        counts[e] = write_observation(game, turn, params, tables, moves, ply_scale, obs[e], masks[e], legal[e], cap)
+        counts[e] = write_observation(
+            game, turn, params, tables, moves, ply_scale, obs[e], masks[e], legal[e], cap, planes
+        )
     return -1
 
 
@@ -394,6 +400,9 @@ class VectorEnv:
         num_envs: number of games.
         seed: seeds the per-game generators of :meth:`sample_actions`.
         max_moves: if set, a game is truncated after this many whole moves.
+        observations: if False, the observation planes are not written (the
+            returned ``observations`` array stays zero): for random playouts
+            and search that only need masks, rewards and positions.
         **rule_overrides: rule fields to override, e.g. ``forced_capture=False``.
 
     ``player_0`` is the side that moves first in the variant. Actions are
@@ -404,7 +413,7 @@ class VectorEnv:
     """
 
     def __init__(self, variant: str | Rules = "american", num_envs: int = 1, seed: int | None = None,
-                 max_moves: int | None = None, **rule_overrides):  # fmt: skip
+                 max_moves: int | None = None, observations: bool = True, **rule_overrides):  # fmt: skip
         self.rules: Rules = get_rules(variant, **rule_overrides)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -413,6 +422,7 @@ class VectorEnv:
         if self.rules.repetition_draw:
             raise ValueError("VectorEnv does not support repetition_draw (it keeps no game history); use the AEC env")
         self.num_envs = int(num_envs)
+        self.observations_enabled = bool(observations)
         self.max_moves = int(max_moves or 0)
         size = self.rules.board_size
         self.num_actions = num_actions(size)
@@ -447,7 +457,7 @@ class VectorEnv:
     def _reset_games(self) -> None:
         _reset_all(
             self._games, self._start, self._params, self._tables, self._moves, self._scratch, self._ply_scale,
-            self._first, self._obs, self._masks, self._legal, self._counts, self._to_move,
+            self._first, self._obs, self._masks, self._legal, self._counts, self._to_move, self.observations_enabled,
         )  # fmt: skip
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -476,7 +486,7 @@ class VectorEnv:
         overflow = _step_all(
             self._actions, self._games, self._start, self._params, self._tables, self._moves, self._scratch,
             self.max_moves, self._ply_scale, self._first, self._obs, self._masks, self._legal, self._counts,
-            self._rewards, self._terminations, self._truncations, self._to_move,
+            self._rewards, self._terminations, self._truncations, self._to_move, self.observations_enabled,
         )  # fmt: skip
         if overflow >= 0:
             raise mg.MoveBufferOverflow(f"move buffer overflow in game {overflow}")

@@ -106,3 +106,24 @@ def test_bad_constructor_arguments():
         VectorEnv("american", num_envs=2, repetition_draw=3)
     with pytest.raises(ValueError, match="unknown variant"):
         VectorEnv("chess", num_envs=2)
+
+
+def test_observations_off_keeps_masks_rewards_and_positions():
+    """``observations=False`` skips the planes only: the games play out identically."""
+    from checkers_env.vector import VectorEnv
+
+    with_planes = VectorEnv("russian", num_envs=16, seed=3)
+    without = VectorEnv("russian", num_envs=16, seed=3, observations=False)
+    with_planes.reset()
+    without.reset()
+    for _ in range(300):
+        actions = with_planes.sample_actions()
+        assert np.array_equal(actions, without.sample_actions())
+        a = with_planes.step(actions)
+        b = without.step(actions)
+        assert np.array_equal(a.action_masks, b.action_masks)
+        assert np.array_equal(a.rewards, b.rewards)
+        assert np.array_equal(a.terminations, b.terminations)
+        assert np.array_equal(with_planes.states, without.states)
+        assert not b.observations.any()
+    assert a.observations.any()
