@@ -46,10 +46,10 @@ def aec_loop_rate(make_env, seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def vector_rate(variant: str, num_envs: int, seconds: float) -> float:
+def vector_rate(variant: str, num_envs: int, seconds: float, observations: bool = True) -> float:
     from checkers_env.vector import VectorEnv
 
-    venv = VectorEnv(variant, num_envs=num_envs, seed=0)
+    venv = VectorEnv(variant, num_envs=num_envs, seed=0, observations=observations)
     for _ in range(5):
         venv.step(venv.sample_actions())
     steps = 0
@@ -103,8 +103,10 @@ def main() -> None:
     targets = {"american": 10e6, "international": 3e6}
     for variant in args.variants.split(","):
         rate = vector_rate(variant, args.num_envs, args.seconds)
+        bare = vector_rate(variant, args.num_envs, args.seconds, observations=False)
         rows.append((f"VectorEnv {variant} x{args.num_envs} (steps/s)", rate, "OpenSpiel checkers", spiel, None))
         rows.append((f"  target {targets.get(variant, 0) / 1e6:g}M", rate, "target", targets.get(variant), 1.0))
+        rows.append((f"  same, observations=False", bare, "target", targets.get(variant), 1.0))
 
     print(f"{'measurement':44} {'rate':>12} {'yardstick':>20} {'its rate':>12} {'ratio':>8} {'goal':>6}")
     for name, rate, other, other_rate, goal in rows:
