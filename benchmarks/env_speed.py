@@ -106,7 +106,7 @@ def main() -> None:
         bare = vector_rate(variant, args.num_envs, args.seconds, observations=False)
         rows.append((f"VectorEnv {variant} x{args.num_envs} (steps/s)", rate, "OpenSpiel checkers", spiel, None))
         rows.append((f"  target {targets.get(variant, 0) / 1e6:g}M", rate, "target", targets.get(variant), 1.0))
-        rows.append((f"  same, observations=False", bare, "target", targets.get(variant), 1.0))
+        rows.append(("  same, observations=False", bare, "target", targets.get(variant), 1.0))
 
     print(f"{'measurement':44} {'rate':>12} {'yardstick':>20} {'its rate':>12} {'ratio':>8} {'goal':>6}")
     for name, rate, other, other_rate, goal in rows:
