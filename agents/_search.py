@@ -60,7 +60,7 @@ from checkers_env.core.movegen import (
     S_KINGS,
     S_TURN,
     S_WHITE,
-    _has_capture,
+    has_capture,
     count_moves,
     generate_moves,
 )
@@ -365,7 +365,7 @@ def search(root, params, ev, zob, tt, bufs, scratch, history, max_depth, max_nod
                 bufp = bufs[p]
                 leaf = False
                 extended = False
-                if d <= 0 and not _has_capture(params, own, opp, k, t):
+                if d <= 0 and not has_capture(params, own, opp, k, t):
                     # quiet horizon: count the moves cheaply to see a loss or a draw
                     leaf = True
                     n = count_moves(w, b, k, t, params, bufp, scratch)
@@ -373,7 +373,7 @@ def search(root, params, ev, zob, tt, bufs, scratch, history, max_depth, max_nod
                         value = -(MATE - p)
                     elif draw > 0 and c >= draw:
                         value = 0
-                    elif d == 0 and threat_ext != 0 and p < MAX_PLY - 2 and _has_capture(params, opp, own, k, 1 - t):
+                    elif d == 0 and threat_ext != 0 and p < MAX_PLY - 2 and has_capture(params, opp, own, k, 1 - t):
                         # under capture threat at the horizon: every reply gets searched
                         # (its children at depth -1, so the extension never chains)
                         extended = True

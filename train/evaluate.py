@@ -296,23 +296,23 @@ def _json_default(x):
 
 def plot(doc: dict, records: list[dict], path: str) -> None:
     """A PNG: W/D/L rates with intervals and the running score (match), or the Elo table (round robin)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A Figure without pyplot: no global backend switch, so notebooks keep inline plots.
+    from matplotlib.figure import Figure
 
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     if "elo_table" in doc:
         rows = sorted(doc["elo_table"], key=lambda r: r["elo"])
-        fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+        fig = Figure(figsize=(7, 0.5 * len(rows) + 1.5))
+        ax = fig.subplots()
         elos = [r["elo"] for r in rows]
         err = [[r["elo"] - r["elo_ci"][0] for r in rows], [r["elo_ci"][1] - r["elo"] for r in rows]]
         ax.barh([r["agent"] for r in rows], elos, xerr=err, color="tab:blue", capsize=4)
         ax.set_xlabel(f"Elo (anchored at {doc['agents'][0]} = 0, 95% intervals)")
         ax.set_title(f"{doc['variant']}: round robin, {doc['games_per_pairing']} games per pairing")
     else:
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        fig = Figure(figsize=(10, 4))
+        ax1, ax2 = fig.subplots(1, 2)
         n = max(doc["games"], 1)
         labels = ["A wins", "draws", "A losses"]
         rates = [doc["wins"] / n, doc["draws"] / n, doc["losses"] / n]
@@ -331,7 +331,6 @@ def plot(doc: dict, records: list[dict], path: str) -> None:
         ax2.set_title(f"score {doc['score']:.3f}, Elo {_fmt_elo(doc['elo'])}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def _interrupt(signum, frame):

@@ -54,6 +54,7 @@ __all__ = [
     "new_move_buffer",
     "new_scratch",
     "MoveBufferOverflow",
+    "has_capture",
 ]
 
 # state words
@@ -442,7 +443,7 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
 
 
 @njit(cache=True)
-def _has_capture(params, own, opponents, kings, turn):
+def has_capture(params, own, opponents, kings, turn):
     """Whether the side owning ``own`` has any capture (cheap bitboard test)."""
     h = params[P_H]
     mask = params[P_MASK]

@@ -12,11 +12,11 @@ from checkers_env.core import Board
 from checkers_env.core import movegen as mg
 
 
-def _has_capture(board: Board, side: int) -> bool:
+def has_capture(board: Board, side: int) -> bool:
     s = board.state
     own = s[mg.S_WHITE] if side == 0 else s[mg.S_BLACK]
     opp = s[mg.S_BLACK] if side == 0 else s[mg.S_WHITE]
-    return bool(mg._has_capture(board.params, own, opp, s[mg.S_KINGS], side))
+    return bool(mg.has_capture(board.params, own, opp, s[mg.S_KINGS], side))
 
 
 def negamax(board: Board, depth: int, ply: int = 0) -> int:
@@ -29,8 +29,8 @@ def negamax(board: Board, depth: int, ply: int = 0) -> int:
         return 0
     turn = int(board.turn)
     extended = False
-    if depth <= 0 and not _has_capture(board, turn):
-        if depth == 0 and _has_capture(board, 1 - turn):
+    if depth <= 0 and not has_capture(board, turn):
+        if depth == 0 and has_capture(board, 1 - turn):
             extended = True
         else:
             return evaluate_board(board)
