@@ -60,9 +60,9 @@ from checkers_env.core.movegen import (
     S_KINGS,
     S_TURN,
     S_WHITE,
-    has_capture,
     count_moves,
     generate_moves,
+    has_capture,
 )
 
 MAX_PLY = 64
