@@ -488,22 +488,32 @@ def has_capture(params, own, opponents, kings, turn):
 def _capturers(params, own, opponents, kings, turn):
     """Bitboard of the pieces that have a first jump (flying kings: all kings)."""
     h = params[P_H]
-    mask = params[P_MASK]
-    empty = mask & ~(own | opponents)
+    h1 = h + 1
+    empty = params[P_MASK] & ~(own | opponents)
     men = own & ~kings
     own_kings = own & kings
     men_targets = opponents
     if params[P_MEN_CAPTURE_KINGS] == 0:
         men_targets = opponents & ~kings
-    out = 0
-    for d in range(4):
-        delta = _delta(h, d)
-        if params[P_MEN_BACK] == 1 or (turn == 0 and d < 2) or (turn == 1 and d >= 2):
-            out |= men & _shift(_shift(empty, -delta) & men_targets, -delta)
-        if params[P_KINGS_FLY] == 0:
-            out |= own_kings & _shift(_shift(empty, -delta) & opponents, -delta)
-    if params[P_KINGS_FLY] == 1:
-        out |= own_kings
+    # Straight-line shifts per direction (NW >> h+1, NE >> h, SW << h, SE << h+1):
+    # written out so that the compiler sees constant shift directions.
+    up = 0
+    down = 0
+    if turn == 0 or params[P_MEN_BACK] == 1:
+        up = men & ((((empty << h1) & men_targets) << h1) | (((empty << h) & men_targets) << h))
+    if turn == 1 or params[P_MEN_BACK] == 1:
+        down = men & ((((empty >> h) & men_targets) >> h) | (((empty >> h1) & men_targets) >> h1))
+    out = up | down
+    if own_kings != 0:
+        if params[P_KINGS_FLY] == 1:
+            out |= own_kings
+        else:
+            out |= own_kings & (
+                (((empty << h1) & opponents) << h1)
+                | (((empty << h) & opponents) << h)
+                | (((empty >> h) & opponents) >> h)
+                | (((empty >> h1) & opponents) >> h1)
+            )
     return out
 
 
@@ -660,18 +670,24 @@ def count_moves(white, black, kings, turn, params, moves, scratch):
             return n
         return generate_moves(white, black, kings, turn, params, moves, scratch)
     h = params[P_H]
-    mask = params[P_MASK]
-    empty = mask & ~(own | opponents)
+    h1 = h + 1
+    empty = params[P_MASK] & ~(own | opponents)
     men = own & ~kings
     own_kings = own & kings
-    d0 = 0 if turn == 0 else 2
-    n = popcount(_shift(men, _delta(h, d0)) & empty) + popcount(_shift(men, _delta(h, d0 + 1)) & empty)
+    if turn == 0:
+        n = popcount((men >> h1) & empty) + popcount((men >> h) & empty)
+    else:
+        n = popcount((men << h) & empty) + popcount((men << h1) & empty)
     if own_kings == 0:
         return n
     if params[P_KINGS_FLY] == 0:
-        for d in range(4):
-            n += popcount(_shift(own_kings, _delta(h, d)) & empty)
-        return n
+        return (
+            n
+            + popcount((own_kings >> h1) & empty)
+            + popcount((own_kings >> h) & empty)
+            + popcount((own_kings << h) & empty)
+            + popcount((own_kings << h1) & empty)
+        )
     for d in range(4):
         delta = _delta(h, d)
         front = own_kings
