@@ -83,7 +83,7 @@ STEP_TRUNCATED = 3  # ... and the game reached max_moves
 STEP_ILLEGAL = -1
 STEP_OVERFLOW = -2
 
-LEGAL_CAPACITY = 512
+LEGAL_CAPACITY = 64
 """Legal actions remembered per game (to clear masks and sample without scanning);
 positions with more fall back to scanning the mask."""
 
