@@ -98,13 +98,12 @@ def plot_learning_curve(eval_csv: str, out_png: str, title: str, extra: Sequence
     if not rows:
         return False
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        # A Figure without pyplot: no global backend switch, so notebooks keep inline plots.
+        from matplotlib.figure import Figure
     except ImportError:
         return False
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig = Figure(figsize=(7, 4.2))
+    ax = fig.subplots()
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         mine = [r for r in rows if r["opponent"] == opponent]
         x = [r["train_minutes"] for r in mine]
@@ -125,6 +124,5 @@ def plot_learning_curve(eval_csv: str, out_png: str, title: str, extra: Sequence
     fig.tight_layout()
     tmp = out_png + ".tmp.png"
     fig.savefig(tmp, dpi=110)
-    plt.close(fig)
     os.replace(tmp, out_png)
     return True
