@@ -23,7 +23,7 @@ from train.config import TrainConfig  # noqa: E402
 TINY_NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 
 
-def tiny(run_dir, algo="alphazero", minutes=0.001, **kw) -> TrainConfig:
+def tiny(run_dir, algo="alphazero", minutes=1e-6, **kw) -> TrainConfig:
     """A run that does one iteration (the budget is checked after each) and no evaluation games."""
     return TrainConfig(
         variant=kw.pop("variant", "american"),
@@ -91,7 +91,7 @@ def test_resumption_continues_from_the_step_it_stopped_at(tmp_path):
     assert first.resumed and first.iteration == 1
     steps, games, buffered = first.train_steps, first.games_played, first.buffer.size
     assert steps > 0 and buffered > 0
-    selfplay.run(tiny(tmp_path / "r", minutes=first.train_seconds / 60 + 0.0001))
+    selfplay.run(tiny(tmp_path / "r", minutes=first.train_seconds / 60 + 1e-6))
     second = selfplay.Trainer(cfg)
     assert second.iteration == 2
     assert second.train_steps > steps and second.games_played == games + 2
