@@ -484,7 +484,7 @@ def has_capture(params, own, opponents, kings, turn):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _capturers(params, own, opponents, kings, turn):
     """Bitboard of the pieces that have a first jump (flying kings: all kings)."""
     h = params[P_H]
@@ -517,7 +517,7 @@ def _capturers(params, own, opponents, kings, turn):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit_plain(moves, scratch, start, end, promo):
     n = scratch[X_COUNT]
     if n >= moves.shape[0]:
@@ -602,7 +602,7 @@ def generate_moves(white, black, kings, turn, params, moves, scratch):
     return scratch[X_COUNT]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_single_jumps(params, own, opponents, kings, turn):
     """Number of captures when every capture is a single jump, else -1.
 
