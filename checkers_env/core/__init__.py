@@ -9,8 +9,13 @@ from __future__ import annotations
 import os
 
 # Idle numba worker threads must not spin on a shared 2-core machine: prefer the
-# workqueue layer unless the user chose one.
-os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+# workqueue layer unless the user chose one. numba reads the variable when it is
+# first imported, so set its config too in case it was imported already.
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
+    import numba
+
+    numba.config.THREADING_LAYER = "workqueue"
 
 from .board import BLACK, WHITE, Board, Color, Move, Outcome, Termination  # noqa: E402
 from .errors import (  # noqa: E402
