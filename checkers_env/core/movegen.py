@@ -104,6 +104,25 @@ X_BEST = 1  # best capture key so far
 X_OVERFLOW = 2  # set when the move buffer or the path overflowed
 X_PATH = 4  # path being built by the capture search
 
+# capture-search stack frame fields (one frame per leg depth)
+F_POS = 0  # square the piece stands on
+F_KING = 1  # whether it moves as a king now
+F_CAPT = 2  # pieces captured so far
+F_ORDER = 3  # king-order bits of the captures so far
+F_DIR = 4  # next direction to try
+F_FOUND = 5  # some capture was possible from here
+F_LAND = 6  # landing square being explored (current group)
+F_LAST = 7  # one step past the last landing square of the group
+F_FIRST = 8  # first landing square of the group
+F_DELTA = 9  # direction shift of the group
+F_ANY = 10  # some landing of the group continued the capture
+F_NEXT_CAPT = 11  # captured set after this group's jump
+F_NEXT_ORDER = 12
+F_NEXT_KING = 13  # king flag the piece lands with
+FRAME_FIELDS = 14
+X_STACK = X_PATH + MAX_LEGS + 2
+SCRATCH_SIZE = X_STACK + (MAX_LEGS + 1) * FRAME_FIELDS
+
 # Mid-capture promotion modes (MidCapturePromotion values)
 MID_ENDS = 0
 MID_CONTINUES = 1
@@ -227,31 +246,6 @@ def _finish_capture(params, moves, scratch, start, pos, is_king, start_king, cap
     _emit_capture(params, moves, scratch, start, pos, captured, promo, key, nlegs)
 
 
-# capture-search stack frame fields (one frame per leg depth)
-F_POS = 0  # square the piece stands on
-F_KING = 1  # whether it moves as a king now
-F_CAPT = 2  # pieces captured so far
-F_ORDER = 3  # king-order bits of the captures so far
-F_DIR = 4  # next direction to try
-F_FOUND = 5  # some capture was possible from here
-F_LAND = 6  # landing square being explored (current group)
-F_LAST = 7  # one step past the last landing square of the group
-F_FIRST = 8  # first landing square of the group
-F_DELTA = 9  # direction shift of the group
-F_ANY = 10  # some landing of the group continued the capture
-F_NEXT_CAPT = 11  # captured set after this group's jump
-F_NEXT_ORDER = 12
-F_NEXT_KING = 13  # king flag the piece lands with
-FRAME_FIELDS = 14
-X_STACK = X_PATH + MAX_LEGS + 2
-SCRATCH_SIZE = X_STACK + (MAX_LEGS + 1) * FRAME_FIELDS
-
-
-@njit(cache=True)
-def _frame(k, field):
-    return X_STACK + k * FRAME_FIELDS + field
-
-
 @njit(cache=True, inline="always")
 def _short_jump_exists(params, pos, is_king, turn, blockers, targets, kings, at_end, captured):
     """Whether a short-range piece on ``pos`` has a jump (``targets`` excludes captured pieces)."""
@@ -290,12 +284,12 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
     at_end = params[P_REMOVE_AT_END]
     men_take_kings = params[P_MEN_CAPTURE_KINGS]
     k = 0
-    scratch[_frame(0, F_POS)] = start
-    scratch[_frame(0, F_KING)] = start_king
-    scratch[_frame(0, F_CAPT)] = 0
-    scratch[_frame(0, F_ORDER)] = 0
-    scratch[_frame(0, F_DIR)] = 0
-    scratch[_frame(0, F_FOUND)] = 0
+    scratch[X_STACK + F_POS] = start
+    scratch[X_STACK + F_KING] = start_king
+    scratch[X_STACK + F_CAPT] = 0
+    scratch[X_STACK + F_ORDER] = 0
+    scratch[X_STACK + F_DIR] = 0
+    scratch[X_STACK + F_FOUND] = 0
     returned = -1
     while True:
         base = X_STACK + k * FRAME_FIELDS
