@@ -47,7 +47,10 @@ FORBIDDEN = {
 }
 
 # The core reaches the SVG drawing lazily from Board._repr_svg_, as python-chess does.
-ALLOWED = {("checkers_env/core/board.py", "checkers_env.render.svg")}
+ALLOWED = {
+    ("checkers_env/core/board.py", "checkers_env.render.svg"),
+    ("checkers_env/core/board.py", "checkers_env.render.svg.board_to_svg"),
+}
 
 
 def _imports(path: pathlib.Path) -> list[str]:
