@@ -23,12 +23,13 @@ FORBIDDEN = {
         "agents",
         "train",
         "play",
+        "checkers_env.render",
         "checkers_env.aec",
         "checkers_env.vector",
         "checkers_env.encoding",
         "checkers_env.observation",
         "checkers_env.wrappers",
-    ),  # fmt: skip
+    ),
     "checkers_env/render": (
         "torch",
         "pettingzoo",
@@ -40,7 +41,7 @@ FORBIDDEN = {
         "checkers_env.aec",
         "checkers_env.vector",
         "checkers_env.wrappers",
-    ),  # fmt: skip
+    ),
     "checkers_env": ("torch", "ray", "agents", "train", "play"),
     "agents": ("train", "play", "ray"),
     "train": ("play",),
