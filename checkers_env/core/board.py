@@ -18,7 +18,9 @@ variant's notation (see notation.py).
 from __future__ import annotations
 
 import enum
+import functools
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -131,14 +133,14 @@ class Board:
         self.rules: Rules = get_rules(variant, **rule_overrides)
         """The rules in force (a frozen :class:`Rules`)."""
         self._geometry = geometry(self.rules.board_size)
-        self._params = mg.make_params(self.rules)
-        self._state = np.zeros(mg.STATE_SIZE, dtype=np.int64)
+        self._params = _params_of(self.rules)
         self._stack: list[tuple[Move, np.ndarray]] = []
-        self._buffer = mg.new_move_buffer()
-        self._scratch = mg.new_scratch()
         self._legal: list[Move] | None = None
-        self._repetitions: Counter = Counter()
-        self.set_fen(fen if fen is not None else start_fen(self.rules))
+        if fen is None:
+            self._state = _start_state(self.rules).copy()
+            self._repetitions: Counter = Counter([self._position_key()])
+        else:
+            self.set_fen(fen)
 
     # ------------------------------------------------------------------ state
 
@@ -164,6 +166,9 @@ class Board:
     def from_state(cls, variant: str | Rules, state: np.ndarray, **rule_overrides) -> Board:
         """A board holding a copy of a raw ``state`` array (see movegen.py)."""
         board = cls(variant, **rule_overrides)
+        state = np.asarray(state)
+        if state.shape != (mg.STATE_SIZE,):
+            raise ValueError(f"a state is int64[{mg.STATE_SIZE}] (movegen.py), got shape {state.shape}")
         board._state = np.array(state, dtype=np.int64, copy=True)
         board._repetitions = Counter([board._position_key()])
         return board
@@ -235,15 +240,14 @@ class Board:
 
     def _generate(self) -> list[Move]:
         s = self._state
-        n = mg.generate_moves(
-            s[mg.S_WHITE], s[mg.S_BLACK], s[mg.S_KINGS], s[mg.S_TURN], self._params, self._buffer, self._scratch
-        )
+        buffer, scratch = _work_buffers()
+        n = mg.generate_moves(s[mg.S_WHITE], s[mg.S_BLACK], s[mg.S_KINGS], s[mg.S_TURN], self._params, buffer, scratch)
         if n < 0:
             raise mg.MoveBufferOverflow(f"move buffer overflow in position {self.fen()}")
         g = self._geometry
         idx = g.index_of_bit
         raw = []
-        for row in self._buffer[:n]:
+        for row in buffer[:n]:
             legs = int(row[mg.M_LEGS])
             start = int(idx[row[mg.M_FROM]])
             path = tuple(int(idx[b]) for b in row[mg.M_PATH : mg.M_PATH + legs])
@@ -423,8 +427,6 @@ class Board:
         other._params = self._params
         other._state = self._state.copy()
         other._stack = list(self._stack) if stack else []
-        other._buffer = mg.new_move_buffer()
-        other._scratch = mg.new_scratch()
         other._legal = self._legal
         other._repetitions = Counter(self._repetitions) if stack else Counter([self._position_key()])
         return other
@@ -469,6 +471,30 @@ class Board:
         from ..render.svg import board_to_svg  # rendering is reached lazily, as in python-chess
 
         return board_to_svg(self)
+
+
+_WORK = threading.local()
+
+
+@functools.lru_cache(maxsize=64)
+def _params_of(rules: Rules) -> np.ndarray:
+    """The kernels' parameter array of some rules, shared by every Board (never written)."""
+    return mg.make_params(rules)
+
+
+@functools.lru_cache(maxsize=64)
+def _start_state(rules: Rules) -> np.ndarray:
+    """The start position's state array (copied by each Board that uses it)."""
+    return Board(rules, fen=start_fen(rules))._state
+
+
+def _work_buffers() -> tuple[np.ndarray, np.ndarray]:
+    """The move buffer and scratch words of this thread (256 KB, shared by every
+    Board: moves are turned into Move objects before the next generation)."""
+    pair = getattr(_WORK, "pair", None)
+    if pair is None:
+        pair = _WORK.pair = (mg.new_move_buffer(), mg.new_scratch())
+    return pair
 
 
 def _split_move(text: str) -> list[str]:
