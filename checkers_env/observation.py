@@ -41,7 +41,8 @@ import numpy as np
 from numba import njit
 
 from .core import movegen as mg
-from .encoding import T_BIT_OF_INDEX, T_FILE, T_ROW, T_SIZE, T_SQUARES
+from .core._bits import lowest_bit
+from .encoding import T_FILE, T_INDEX_OF_BIT, T_ROW, T_SIZE, T_SQUARES
 
 __all__ = ["NUM_PLANES", "PLY_SCALE", "observation_shape", "write_planes", "PLANE_NAMES"]
 
@@ -75,7 +76,8 @@ def write_planes(tables, state, perspective, moving_from, moving_at, captured, d
     and stands now (-1 when no move is in progress) and ``captured`` the
     bitboard of pieces jumped so far. ``ply`` feeds the move-number plane.
     """
-    out[:] = 0.0
+    # Planes 6 and 7 are overwritten whole below; only the piece planes need clearing.
+    out[:6] = 0.0
     s = tables[T_SQUARES]
     white = state[mg.S_WHITE]
     black = state[mg.S_BLACK]
@@ -90,8 +92,15 @@ def write_planes(tables, state, perspective, moving_from, moving_at, captured, d
         if ((kings >> moving_from) & 1) == 1:
             kings ^= moved
         own = white if perspective == 0 else black
-    for i in range(s):
-        bit = tables[T_BIT_OF_INDEX + i]
+    # Visit only the squares that hold something (pieces, the moving piece,
+    # captured pieces) rather than every square.
+    marked = white | black | captured
+    if moving_at >= 0:
+        marked |= 1 << moving_at
+    while marked:
+        bit = lowest_bit(marked)
+        marked &= marked - 1
+        i = tables[T_INDEX_OF_BIT + bit]
         j = i if perspective == 0 else s - 1 - i
         r = tables[T_ROW + j]
         f = tables[T_FILE + j]

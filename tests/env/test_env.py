@@ -219,3 +219,30 @@ def test_registered_ids_make_the_wrapped_env():
     e.reset()
     assert e.unwrapped.rules.name == "international"
     assert e.action_space("player_0").n == 1800
+
+
+@pytest.mark.parametrize("variant", ["american", "russian", "international"])
+def test_piece_planes_match_the_board(variant):
+    """Planes 0-3 are own men, own kings, opponent men, opponent kings in the mover's frame."""
+    import random
+
+    from checkers_env.core import Board
+    from checkers_env.core.geometry import geometry
+    from checkers_env.observation import planes_of
+
+    rng = random.Random(5)
+    board = Board(variant)
+    g = geometry(board.rules.board_size)
+    for _ in range(120):
+        if board.outcome() is not None:
+            board = Board(variant)
+        me = board.turn
+        planes = planes_of(board)
+        expected = np.zeros_like(planes[:4])
+        for plane, (colour, kings) in enumerate([(me, False), (me, True), (me.other, False), (me.other, True)]):
+            for i in board.pieces(colour, kings=kings):
+                j = i if me == 0 else g.squares - 1 - i
+                expected[plane, g.row[j], g.file[j]] = 1.0
+        assert np.array_equal(planes[:4], expected)
+        assert not planes[4:6].any()
+        board.push(rng.choice(board.legal_moves()))
