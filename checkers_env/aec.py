@@ -234,9 +234,10 @@ class raw_env(AECEnv, EzPickle):
                 raise ValueError(f"cannot start from {options['fen']!r}: the side to move has no legal move")
             state = board.state
         if seed is not None:
+            # Only the action spaces sample during play; seeding the observation
+            # spaces too tripled the cost of a reset.
             for i, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + i)
-                self.observation_spaces[agent].seed(seed + i)
         self._reset_game(state)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
