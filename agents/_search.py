@@ -63,6 +63,7 @@ from checkers_env.core.movegen import (
     count_moves,
     generate_moves,
     has_capture,
+    move_pieces,
 )
 
 MAX_PLY = 64
@@ -600,28 +601,17 @@ def _prepare_child(q, j, sw, sb, sk, st, sc, hk, bufs, params, zob, reset_promo)
     k = sk[p]
     t = st[p]
     key = hk[p] ^ zob[4, 0]
-    moved = (1 << frm) ^ (1 << to)
     was_king = (k >> frm) & 1
     side = 2 * t
     key ^= zob[side + was_king, frm]
     key ^= zob[side + (1 if (was_king == 1 or promo == 1) else 0), to]
-    if t == 0:
-        w ^= moved
-        b &= ~capt
-    else:
-        b ^= moved
-        w &= ~capt
     x = capt
     other = 2 - side
     while x:
         s = lowest_bit(x)
         x &= x - 1
         key ^= zob[other + ((k >> s) & 1), s]
-    k &= ~capt
-    if was_king == 1:
-        k = (k & ~(1 << frm)) | (1 << to)
-    elif promo == 1:
-        k |= 1 << to
+    w, b, k = move_pieces(w, b, k, t, frm, to, capt, promo)
     sw[q] = w
     sb[q] = b
     sk[q] = k

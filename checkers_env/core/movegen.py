@@ -55,6 +55,7 @@ __all__ = [
     "new_scratch",
     "MoveBufferOverflow",
     "has_capture",
+    "move_pieces",
 ]
 
 # state words
@@ -693,6 +694,26 @@ def count_moves(white, black, kings, turn, params, moves, scratch):
     return n
 
 
+@njit(cache=True, inline="always")
+def move_pieces(white, black, kings, turn, move_from, move_to, captured, promo):
+    """``(white, black, kings)`` bitboards after a move: the one place that says how
+    a move changes the pieces (the mover goes from ``move_from`` to ``move_to``,
+    captured pieces leave, a king stays a king, a promoting man is crowned)."""
+    moved = (1 << move_from) ^ (1 << move_to)
+    if turn == 0:
+        white = white ^ moved
+        black = black & ~captured
+    else:
+        black = black ^ moved
+        white = white & ~captured
+    new_kings = kings & ~captured
+    if ((kings >> move_from) & 1) == 1:
+        new_kings = (new_kings & ~(1 << move_from)) | (1 << move_to)
+    elif promo == 1:
+        new_kings |= 1 << move_to
+    return white, black, new_kings
+
+
 @njit(cache=True)
 def apply_move(state, params, move_from, move_to, captured, promo, out):
     """Write into ``out`` the state after a move (``out`` may be ``state``).
@@ -700,25 +721,12 @@ def apply_move(state, params, move_from, move_to, captured, promo, out):
     The draw clock resets on a capture, and on a promotion where the variant
     says so; the turn passes and the ply count grows by one.
     """
-    white = state[S_WHITE]
-    black = state[S_BLACK]
-    kings = state[S_KINGS]
     turn = state[S_TURN]
     clock = state[S_CLOCK]
     ply = state[S_PLY]
-    moved = (1 << move_from) ^ (1 << move_to)
-    if turn == 0:
-        white ^= moved
-        black &= ~captured
-    else:
-        black ^= moved
-        white &= ~captured
-    was_king = (kings >> move_from) & 1
-    kings &= ~captured
-    if was_king == 1:
-        kings = (kings & ~(1 << move_from)) | (1 << move_to)
-    elif promo == 1:
-        kings |= 1 << move_to
+    white, black, kings = move_pieces(
+        state[S_WHITE], state[S_BLACK], state[S_KINGS], turn, move_from, move_to, captured, promo
+    )
     if captured != 0 or (promo == 1 and params[P_DRAW_RESET_PROMO] == 1):
         clock = 0
     else:
@@ -760,23 +768,11 @@ def _perft(white, black, kings, turn, depth, params, buffers, scratch, bulk):
             continue
         index[ply] = i + 1
         moves = buffers[ply]
-        frm = moves[i, M_FROM]
-        to = moves[i, M_TO]
-        captured = moves[i, M_CAPT]
-        moved = (1 << frm) ^ (1 << to)
-        kk = stack_k[ply]
         t = stack_t[ply]
-        if t == 0:
-            w = stack_w[ply] ^ moved
-            b = stack_b[ply] & ~captured
-        else:
-            w = stack_w[ply] & ~captured
-            b = stack_b[ply] ^ moved
-        k = kk & ~captured
-        if ((kk >> frm) & 1) == 1:
-            k = (k & ~(1 << frm)) | (1 << to)
-        elif moves[i, M_PROMO] == 1:
-            k |= 1 << to
+        w, b, k = move_pieces(
+            stack_w[ply], stack_b[ply], stack_k[ply], t,
+            moves[i, M_FROM], moves[i, M_TO], moves[i, M_CAPT], moves[i, M_PROMO],
+        )  # fmt: skip
         remaining = depth - ply - 1
         if remaining == 0:
             total += 1
