@@ -17,18 +17,9 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 
     numba.config.THREADING_LAYER = "workqueue"
 
+from . import errors as _errors  # noqa: E402
 from .board import BLACK, WHITE, Board, Color, Move, Outcome, Termination  # noqa: E402
-from .errors import (  # noqa: E402
-    AmbiguousMoveError,
-    CheckersError,
-    EmptyMoveStackError,
-    IllegalMoveError,
-    InvalidFenError,
-    InvalidPdnError,
-    InvalidSquareError,
-    RulesError,
-    UnknownVariantError,
-)
+from .errors import *  # noqa: E402,F401,F403
 from .pdn import PdnGame, game_to_pdn, read_pdn, write_pdn  # noqa: E402
 from .perft import divide, perft  # noqa: E402
 from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names  # noqa: E402
@@ -52,13 +43,4 @@ __all__ = [
     "read_pdn",
     "write_pdn",
     "game_to_pdn",
-    "CheckersError",
-    "RulesError",
-    "UnknownVariantError",
-    "InvalidFenError",
-    "InvalidSquareError",
-    "IllegalMoveError",
-    "AmbiguousMoveError",
-    "InvalidPdnError",
-    "EmptyMoveStackError",
-]
+] + list(_errors.__all__)
