@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from ._bits import lowest_bit, popcount
+from ._jit import kernel
 from .geometry import geometry
 from .variants import Rules
 
@@ -55,6 +56,7 @@ __all__ = [
     "new_scratch",
     "MoveBufferOverflow",
     "has_capture",
+    "count_plain_moves",
     "move_pieces",
 ]
 
@@ -167,7 +169,7 @@ def new_scratch() -> np.ndarray:
     return np.zeros(SCRATCH_SIZE, dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _delta(h, d):
     if d == 0:
         return -(h + 1)
@@ -178,19 +180,19 @@ def _delta(h, d):
     return h + 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _shift(x, delta):
     if delta > 0:
         return x << delta
     return x >> (-delta)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _on_board(mask, q):
     return q >= 0 and q < 63 and ((mask >> q) & 1) == 1
 
 
-@njit(cache=True)
+@kernel
 def _emit_capture(params, moves, scratch, start, end, captured, promo, key, nlegs):
     if key < scratch[X_BEST]:
         return
@@ -223,7 +225,7 @@ def _emit_capture(params, moves, scratch, start, end, captured, promo, key, nleg
     scratch[X_COUNT] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def _capture_key(params, nlegs, start_king, captured, kings, order):
     key = 0
     if params[P_KEY_MOST_PIECES]:
@@ -237,7 +239,7 @@ def _capture_key(params, nlegs, start_king, captured, kings, order):
     return key
 
 
-@njit(cache=True)
+@kernel
 def _finish_capture(params, moves, scratch, start, pos, is_king, start_king, captured, kings, order, nlegs, turn):
     promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
     promo = 0
@@ -247,7 +249,7 @@ def _finish_capture(params, moves, scratch, start, pos, is_king, start_king, cap
     _emit_capture(params, moves, scratch, start, pos, captured, promo, key, nlegs)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _short_jump_exists(params, pos, is_king, turn, blockers, targets, kings, at_end, captured):
     """Whether a short-range piece on ``pos`` has a jump (``targets`` excludes captured pieces)."""
     h = params[P_H]
@@ -267,7 +269,7 @@ def _short_jump_exists(params, pos, is_king, turn, blockers, targets, kings, at_
     return False
 
 
-@njit(cache=True)
+@kernel
 def _capture_search(params, moves, scratch, start, start_king, occupied, opponents, kings, turn):
     """Emit every complete capture sequence of the piece on ``start``.
 
@@ -437,7 +439,7 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
             return
 
 
-@njit(cache=True)
+@kernel
 def has_capture(params, own, opponents, kings, turn):
     """Whether the side owning ``own`` has any capture (cheap bitboard test)."""
     h = params[P_H]
@@ -479,7 +481,7 @@ def has_capture(params, own, opponents, kings, turn):
     return False
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _capturers(params, own, opponents, kings, turn):
     """Bitboard of the pieces that have a first jump (flying kings: all kings)."""
     h = params[P_H]
@@ -512,7 +514,7 @@ def _capturers(params, own, opponents, kings, turn):
     return out
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _emit_plain(moves, scratch, start, end, promo):
     n = scratch[X_COUNT]
     if n >= moves.shape[0]:
@@ -528,7 +530,7 @@ def _emit_plain(moves, scratch, start, end, promo):
     scratch[X_COUNT] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def _generate_plain(params, own, opponents, kings, turn, moves, scratch):
     h = params[P_H]
     mask = params[P_MASK]
@@ -567,7 +569,7 @@ def _generate_plain(params, own, opponents, kings, turn, moves, scratch):
                 q += delta
 
 
-@njit(cache=True)
+@kernel
 def generate_moves(white, black, kings, turn, params, moves, scratch):
     """Write the legal whole moves of a position into ``moves``; return their number.
 
@@ -597,7 +599,7 @@ def generate_moves(white, black, kings, turn, params, moves, scratch):
     return scratch[X_COUNT]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _count_single_jumps(params, own, opponents, kings, turn):
     """Number of captures when every capture is a single jump, else -1.
 
@@ -654,16 +656,9 @@ def _count_single_jumps(params, own, opponents, kings, turn):
     return total
 
 
-@njit(cache=True)
-def count_moves(white, black, kings, turn, params, moves, scratch):
-    """Number of legal moves, without listing them when there is no capture."""
-    own = white if turn == 0 else black
-    opponents = black if turn == 0 else white
-    if _capturers(params, own, opponents, kings, turn) != 0:
-        n = _count_single_jumps(params, own, opponents, kings, turn)
-        if n >= 0:
-            return n
-        return generate_moves(white, black, kings, turn, params, moves, scratch)
+@kernel
+def count_plain_moves(params, own, opponents, kings, turn):
+    """Number of non-capturing moves of the side owning ``own`` (bitboards only, no list)."""
     h = params[P_H]
     h1 = h + 1
     empty = params[P_MASK] & ~(own | opponents)
@@ -694,7 +689,20 @@ def count_moves(white, black, kings, turn, params, moves, scratch):
     return n
 
 
-@njit(cache=True, inline="always")
+@kernel
+def count_moves(white, black, kings, turn, params, moves, scratch):
+    """Number of legal moves, without listing them when there is no capture."""
+    own = white if turn == 0 else black
+    opponents = black if turn == 0 else white
+    if _capturers(params, own, opponents, kings, turn) != 0:
+        n = _count_single_jumps(params, own, opponents, kings, turn)
+        if n >= 0:
+            return n
+        return generate_moves(white, black, kings, turn, params, moves, scratch)
+    return count_plain_moves(params, own, opponents, kings, turn)
+
+
+@kernel(inline="always")
 def move_pieces(white, black, kings, turn, move_from, move_to, captured, promo):
     """``(white, black, kings)`` bitboards after a move: the one place that says how
     a move changes the pieces (the mover goes from ``move_from`` to ``move_to``,
@@ -714,7 +722,7 @@ def move_pieces(white, black, kings, turn, move_from, move_to, captured, promo):
     return white, black, new_kings
 
 
-@njit(cache=True)
+@kernel
 def apply_move(state, params, move_from, move_to, captured, promo, out):
     """Write into ``out`` the state after a move (``out`` may be ``state``).
 
