@@ -57,9 +57,10 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from .core import movegen as mg
+from .core._bits import lowest_bit
+from .core._jit import kernel
 from .core.board import Board, Move
 from .core.errors import IllegalMoveError
 from .core.geometry import geometry
@@ -90,7 +91,19 @@ T_BIT_OF_INDEX = T_INDEX_OF_BIT + 64  # 50 words
 T_ROW = T_BIT_OF_INDEX + 50  # row from the top of each index
 T_FILE = T_ROW + 50  # file from the left of each index
 T_INDEX_AT = T_FILE + 50  # N*N words: index at (row, file), -1 for a light square
-TABLES_SIZE = T_INDEX_AT + 100
+MAX_ACTIONS = 1800  # the largest action space (10x10)
+# 2 * MAX_ACTIONS words: the leg an action names for each side to move, packed as
+# from_bit | to_bit << 8 (padded bit positions), -1 when it leaves the board
+T_LEG_OF_ACTION = T_INDEX_AT + 100
+# 2 * 64 * 4 words: for side t, padded bit b and board direction d, the action of the
+# one-square leg from b in direction d (-1 off the board); a leg of distance k is that
+# action + k - 1, since distance is the last digit of the action number
+T_STEP_ACTION = T_LEG_OF_ACTION + 2 * MAX_ACTIONS
+# 2 * 100 words: for perspective p and cell row * N + file of p's frame, the padded
+# bit of the square drawn there, or 63 (a bit no bitboard has) for a light square
+T_CELL_BIT = T_STEP_ACTION + 2 * 64 * 4
+NO_SQUARE_BIT = 63
+TABLES_SIZE = T_CELL_BIT + 2 * 100
 
 
 class Leg(NamedTuple):
@@ -237,6 +250,22 @@ def _tables(board_size: int) -> np.ndarray:
     t[T_FILE : T_FILE + g.squares] = g.file
     for i in range(g.squares):
         t[T_INDEX_AT + int(g.row[i]) * board_size + int(g.file[i])] = i
+    for turn in (0, 1):
+        for action in range(num_actions(board_size)):
+            leg = action_to_leg(action, board_size, turn)
+            if leg is not None:
+                packed = int(g.bit_of_index[leg.start]) | int(g.bit_of_index[leg.end]) << 8
+                t[T_LEG_OF_ACTION + turn * MAX_ACTIONS + action] = packed
+        for i in range(g.squares):
+            for direction in range(4):
+                end = g.neighbour(i, direction, 1)
+                if end is not None:
+                    slot = T_STEP_ACTION + (turn * 64 + int(g.bit_of_index[i])) * 4 + direction
+                    t[slot] = leg_to_action(i, end, board_size, turn)
+        t[T_CELL_BIT + turn * 100 : T_CELL_BIT + (turn + 1) * 100] = NO_SQUARE_BIT
+        for i in range(g.squares):
+            j = i if turn == 0 else g.squares - 1 - i
+            t[T_CELL_BIT + turn * 100 + int(g.row[j]) * board_size + int(g.file[j])] = g.bit_of_index[i]
     t.flags.writeable = False
     return t
 
@@ -250,7 +279,7 @@ def make_tables(board_size: int) -> np.ndarray:
 # ---------------------------------------------------------------- kernels
 
 
-@njit(cache=True)
+@kernel
 def leg_action(tables, from_bit, to_bit, turn):
     """Action index of the leg between two padded bit positions for side ``turn``."""
     n = tables[T_SIZE]
@@ -271,32 +300,19 @@ def leg_action(tables, from_bit, to_bit, turn):
     return (a * 4 + d) * (n - 1) + dist - 1
 
 
-@njit(cache=True)
+@kernel
 def action_bits(tables, action, turn):
     """``(from_bit, to_bit)`` of an action for side ``turn``; ``(-1, -1)`` when it is
     out of range or leaves the board."""
-    n = tables[T_SIZE]
-    s = tables[T_SQUARES]
     if action < 0 or action >= tables[T_ACTIONS]:
         return -1, -1
-    dist = action % (n - 1) + 1
-    rest = action // (n - 1)
-    d = rest % 4
-    a = rest // 4
-    if turn == 1:
-        a = s - 1 - a
-        d = 3 - d
-    row = tables[T_ROW + a] + (dist if d >= 2 else -dist)
-    file = tables[T_FILE + a] + (dist if (d == 1 or d == 3) else -dist)
-    if row < 0 or row >= n or file < 0 or file >= n:
+    packed = tables[T_LEG_OF_ACTION + turn * MAX_ACTIONS + action]
+    if packed < 0:
         return -1, -1
-    b = tables[T_INDEX_AT + row * n + file]
-    if b < 0:
-        return -1, -1
-    return tables[T_BIT_OF_INDEX + a], tables[T_BIT_OF_INDEX + b]
+    return packed & 255, packed >> 8
 
 
-@njit(cache=True)
+@kernel
 def prefix_matches(moves, m, start_bit, legs_taken, path):
     """Whether whole move ``m`` starts on ``start_bit`` with the ``legs_taken`` landings of ``path``."""
     if legs_taken == 0:
@@ -309,14 +325,14 @@ def prefix_matches(moves, m, start_bit, legs_taken, path):
     return True
 
 
-@njit(cache=True)
+@kernel
 def next_leg_bits(moves, m, legs_taken):
     """``(from_bit, to_bit)`` of leg number ``legs_taken`` of whole move ``m``."""
     frm = moves[m, mg.M_FROM] if legs_taken == 0 else moves[m, mg.M_PATH + legs_taken - 1]
     return frm, moves[m, mg.M_PATH + legs_taken]
 
 
-@njit(cache=True)
+@kernel
 def write_leg_mask(tables, moves, n, turn, start_bit, legs_taken, path, mask, legal, legal_cap):
     """Set ``mask[a] = 1`` for every legal next leg ``a``; return how many distinct legs.
 
@@ -335,4 +351,73 @@ def write_leg_mask(tables, moves, n, turn, start_bit, legs_taken, path, mask, le
             if count < legal_cap:
                 legal[count] = a
             count += 1
+    return count
+
+
+@kernel
+def write_plain_mask(tables, params, state, mask, legal, legal_cap):
+    """The mask of a position whose legal moves are all one-leg non-captures
+    (no capture is possible), straight from the bitboards: no move list.
+
+    Sets ``mask[a] = 1`` for every plain move of the side to move in ``state``
+    (``mask`` must be all zeros), writes the actions to ``legal[:legal_cap]``
+    and returns their number. Every plain move is one distinct leg, so no
+    action is met twice. The moves are :func:`~checkers_env.core.movegen.generate_moves`'
+    plain moves: men one square forward, kings one square any way, or any
+    distance along an empty diagonal where kings fly.
+    """
+    turn = state[mg.S_TURN]
+    h = params[mg.P_H]
+    board = params[mg.P_MASK]
+    own = state[mg.S_WHITE] if turn == 0 else state[mg.S_BLACK]
+    occupied = state[mg.S_WHITE] | state[mg.S_BLACK]
+    empty = board & ~occupied
+    kings = state[mg.S_KINGS]
+    men = own & ~kings
+    own_kings = own & kings
+    base = T_STEP_ACTION + turn * 256
+    count = 0
+    # Directions NW = -(h+1), NE = -h, SW = +h, SE = +(h+1), written out so that each
+    # shift has a constant direction; White's men go NW/NE, Black's SW/SE.
+    if turn == 0:
+        movers_nw = men & (empty << (h + 1))
+        movers_ne = men & (empty << h)
+        movers_sw = 0
+        movers_se = 0
+    else:
+        movers_nw = 0
+        movers_ne = 0
+        movers_sw = men & (empty >> h)
+        movers_se = men & (empty >> (h + 1))
+    if own_kings != 0 and params[mg.P_KINGS_FLY] == 0:
+        movers_nw |= own_kings & (empty << (h + 1))
+        movers_ne |= own_kings & (empty << h)
+        movers_sw |= own_kings & (empty >> h)
+        movers_se |= own_kings & (empty >> (h + 1))
+    for d in range(4):
+        movers = movers_nw if d == 0 else (movers_ne if d == 1 else (movers_sw if d == 2 else movers_se))
+        while movers:
+            b = lowest_bit(movers)
+            movers &= movers - 1
+            a = tables[base + b * 4 + d]
+            mask[a] = 1
+            if count < legal_cap:
+                legal[count] = a
+            count += 1
+    if own_kings != 0 and params[mg.P_KINGS_FLY] == 1:
+        ks = own_kings
+        while ks:
+            b = lowest_bit(ks)
+            ks &= ks - 1
+            for d in range(4):
+                delta = -(h + 1) if d == 0 else (-h if d == 1 else (h if d == 2 else h + 1))
+                a = tables[base + b * 4 + d]
+                q = b + delta
+                while q >= 0 and q < 63 and ((empty >> q) & 1) == 1:
+                    mask[a] = 1
+                    if count < legal_cap:
+                        legal[count] = a
+                    count += 1
+                    a += 1
+                    q += delta
     return count

@@ -38,11 +38,10 @@ drawn on the square where its last leg landed (plane 4 marks it).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .core import movegen as mg
-from .core._bits import lowest_bit
-from .encoding import T_FILE, T_INDEX_OF_BIT, T_ROW, T_SIZE, T_SQUARES
+from .core._jit import kernel
+from .encoding import T_CELL_BIT, T_SIZE
 
 __all__ = ["NUM_PLANES", "PLY_SCALE", "observation_shape", "write_planes", "PLANE_NAMES"]
 
@@ -67,22 +66,18 @@ def observation_shape(board_size: int) -> tuple[int, int, int]:
     return (NUM_PLANES, board_size, board_size)
 
 
-@njit(cache=True)
+@kernel
 def write_planes(tables, state, perspective, moving_from, moving_at, captured, draw_plies, ply_scale, ply, out):
-    """Fill ``out`` (``float32[NUM_PLANES, N, N]``) with the planes seen by ``perspective``.
+    """Fill ``out`` (``float32[NUM_PLANES, N, N]``, C-contiguous) with the planes seen by ``perspective``.
 
     ``state`` is the committed position (movegen layout); ``moving_from`` /
     ``moving_at`` are the padded bits where the piece in mid-capture started
     and stands now (-1 when no move is in progress) and ``captured`` the
     bitboard of pieces jumped so far. ``ply`` feeds the move-number plane.
     """
-    # Planes 6 and 7 are overwritten whole below; only the piece planes need clearing.
-    out[:6] = 0.0
-    s = tables[T_SQUARES]
     white = state[mg.S_WHITE]
     black = state[mg.S_BLACK]
     kings = state[mg.S_KINGS]
-    own = white if perspective == 0 else black
     if moving_from >= 0 and moving_at != moving_from:
         moved = (1 << moving_from) | (1 << moving_at)
         if ((white >> moving_from) & 1) == 1:
@@ -91,37 +86,32 @@ def write_planes(tables, state, perspective, moving_from, moving_at, captured, d
             black ^= moved
         if ((kings >> moving_from) & 1) == 1:
             kings ^= moved
-        own = white if perspective == 0 else black
-    # Visit only the squares that hold something (pieces, the moving piece,
-    # captured pieces) rather than every square.
-    marked = white | black | captured
-    if moving_at >= 0:
-        marked |= 1 << moving_at
-    while marked:
-        bit = lowest_bit(marked)
-        marked &= marked - 1
-        i = tables[T_INDEX_OF_BIT + bit]
-        j = i if perspective == 0 else s - 1 - i
-        r = tables[T_ROW + j]
-        f = tables[T_FILE + j]
-        if ((white | black) >> bit) & 1:
-            plane = 0 if ((own >> bit) & 1) == 1 else 2
-            if (kings >> bit) & 1:
-                plane += 1
-            out[plane, r, f] = 1.0
-        if bit == moving_at:
-            out[4, r, f] = 1.0
-        if (captured >> bit) & 1:
-            out[5, r, f] = 1.0
+    own = white if perspective == 0 else black
+    opponent = black if perspective == 0 else white
+    own_men = own & ~kings
+    own_kings = own & kings
+    opponent_men = opponent & ~kings
+    opponent_kings = opponent & kings
+    at = (1 << moving_at) if moving_at >= 0 else 0
     clock = 0.0
     if draw_plies > 0:
         clock = min(1.0, state[mg.S_CLOCK] / draw_plies)
     number = min(1.0, ply / ply_scale)
-    n = tables[T_SIZE]
-    for r in range(n):
-        for f in range(n):
-            out[6, r, f] = clock
-            out[7, r, f] = number
+    cells = tables[T_SIZE] * tables[T_SIZE]
+    base = T_CELL_BIT + perspective * 100
+    flat = out.reshape(-1)
+    # Every cell of every plane is written (no clearing pass), each from a shift of
+    # a bitboard by the square's bit: branch-free, so the compiler vectorises it.
+    for c in range(cells):
+        b = tables[base + c]
+        flat[c] = (own_men >> b) & 1
+        flat[cells + c] = (own_kings >> b) & 1
+        flat[2 * cells + c] = (opponent_men >> b) & 1
+        flat[3 * cells + c] = (opponent_kings >> b) & 1
+        flat[4 * cells + c] = (at >> b) & 1
+        flat[5 * cells + c] = (captured >> b) & 1
+        flat[6 * cells + c] = clock
+        flat[7 * cells + c] = number
 
 
 def planes_of(board, perspective: int | None = None, ply_scale: int = PLY_SCALE) -> np.ndarray:

@@ -31,10 +31,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba import uint64 as nb_uint64
 
 from .core import movegen as mg
+from .core._jit import kernel
 from .core.board import Board
 from .core.variants import Rules, get_rules
 from .encoding import (
@@ -50,6 +50,7 @@ from .encoding import (
     num_actions,
     prefix_matches,
     write_leg_mask,
+    write_plain_mask,
 )
 from .observation import NUM_PLANES, PLY_SCALE, write_planes
 
@@ -88,7 +89,7 @@ LEGAL_CAPACITY = 64
 positions with more fall back to scanning the mask."""
 
 
-@njit(cache=True)
+@kernel
 def _between_bits(tables, from_bit, to_bit):
     """Bitboard of the squares strictly between two squares on one diagonal."""
     n = tables[T_SIZE]
@@ -108,7 +109,7 @@ def _between_bits(tables, from_bit, to_bit):
     return out
 
 
-@njit(cache=True)
+@kernel
 def init_game(game, params, moves, scratch):
     """Clear the move in progress and the status of ``game`` (position kept) and
     generate its moves into ``moves``; return their number (-1 on overflow)."""
@@ -122,12 +123,35 @@ def init_game(game, params, moves, scratch):
     game[G_LAST_FROM] = -1
     game[G_LAST_TO] = -1
     game[G_LAST_CAPT] = 0
-    n = mg.generate_moves(game[mg.S_WHITE], game[mg.S_BLACK], game[mg.S_KINGS], game[mg.S_TURN], params, moves, scratch)
-    _note_moves(game, moves, n)
+    return refresh_moves(game, params, moves, scratch)
+
+
+@kernel
+def refresh_moves(game, params, moves, scratch):
+    """Note the legal moves of ``game``'s committed position; return their number (-1 on overflow).
+
+    A position where no capture is possible is *plain* (``game[G_PLAIN] = 1``):
+    its moves are one-leg steps, counted from the bitboards, and ``moves`` is
+    left alone (the mask comes from the bitboards too). Otherwise ``moves``
+    gets the whole-move list. ``game[G_NMOVES]`` is set either way.
+    """
+    white = game[mg.S_WHITE]
+    black = game[mg.S_BLACK]
+    kings = game[mg.S_KINGS]
+    turn = game[mg.S_TURN]
+    own = white if turn == 0 else black
+    opponents = black if turn == 0 else white
+    if not mg.has_capture(params, own, opponents, kings, turn):
+        n = mg.count_plain_moves(params, own, opponents, kings, turn)
+        game[G_PLAIN] = 1
+    else:
+        n = mg.generate_moves(white, black, kings, turn, params, moves, scratch)
+        game[G_PLAIN] = 0
+    game[G_NMOVES] = n
     return n
 
 
-@njit(cache=True)
+@kernel
 def _note_moves(game, moves, n):
     game[G_NMOVES] = n
     plain = 1
@@ -138,12 +162,13 @@ def _note_moves(game, moves, n):
     game[G_PLAIN] = plain
 
 
-@njit(cache=True)
+@kernel
 def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     """Take one leg in ``game``; return a ``STEP_*`` code.
 
-    The game is left untouched on ``STEP_ILLEGAL``. Afterwards ``moves`` holds
-    the ``game[G_NMOVES]`` legal whole moves of the committed position. A
+    The game is left untouched on ``STEP_ILLEGAL``. Afterwards the committed
+    position's moves are noted as :func:`refresh_moves` does (``moves`` holds
+    them unless the position is plain). A
     whole move ends the game when the side to move then has no legal move
     (it loses), when the draw counter reaches ``draw_plies`` (draw), in that
     order as ``Board.outcome`` does; otherwise ``max_moves > 0`` whole moves
@@ -213,12 +238,9 @@ def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     game[G_POS] = -1
     game[G_CAPT] = 0
     game[G_EP_PLY] += 1
-    n = mg.generate_moves(
-        state[mg.S_WHITE], state[mg.S_BLACK], state[mg.S_KINGS], state[mg.S_TURN], params, moves, scratch
-    )
+    n = refresh_moves(game, params, moves, scratch)
     if n < 0:
         return STEP_OVERFLOW
-    _note_moves(game, moves, n)
     draw_plies = params[mg.P_DRAW_PLIES]
     if n == 0:
         game[G_STATUS] = STATUS_TERMINATED
@@ -234,13 +256,14 @@ def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     return STEP_MOVED
 
 
-@njit(cache=True)
+@kernel
 def write_observation(game, perspective, params, tables, moves, ply_scale, obs, mask, legal, legal_cap, planes=True):
     """Write the planes seen by ``perspective`` (colour) into ``obs`` (unless
     ``planes`` is False) and, when that side is to move in a game still on, its
     legal legs into ``mask`` (which must be all zeros) and ``legal``. ``moves``
-    must hold the game's move list. Returns the number of legal legs written
-    (0 for the side not to move)."""
+    must hold the game's move list unless the position is plain (see
+    :func:`refresh_moves`). Returns the number of legal legs written (0 for
+    the side not to move)."""
     moving_from = -1
     if game[G_LEGS] > 0:
         moving_from = game[G_START]
@@ -259,6 +282,8 @@ def write_observation(game, perspective, params, tables, moves, ply_scale, obs, 
         )
     if game[G_STATUS] != STATUS_ON or perspective != game[mg.S_TURN]:
         return 0
+    if game[G_PLAIN] == 1:
+        return write_plain_mask(tables, params, game, mask, legal, legal_cap)
     return write_leg_mask(
         tables,
         moves,
@@ -273,7 +298,14 @@ def write_observation(game, perspective, params, tables, moves, ply_scale, obs, 
     )
 
 
-@njit(cache=True)
+@kernel
+def _copy_words(dst, src):
+    """``dst[:] = src`` (a slice assignment would need numba's allocator for a temporary)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel
 def _clear_mask(mask, legal, count, legal_cap):
     if count > legal_cap:
         mask[:] = 0
@@ -282,12 +314,12 @@ def _clear_mask(mask, legal, count, legal_cap):
             mask[legal[i]] = 0
 
 
-@njit(cache=True)
+@kernel
 def _reset_all(
     games, start, params, tables, moves, scratch, ply_scale, first, obs, masks, legal, counts, to_move, planes
 ):
     for e in range(games.shape[0]):
-        games[e, :] = start
+        _copy_words(games[e], start)
         init_game(games[e], params, moves, scratch)
         _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
         turn = games[e, mg.S_TURN]
@@ -297,7 +329,7 @@ def _reset_all(
         )
 
 
-@njit(cache=True)
+@kernel
 def _first_illegal(actions, masks, n_actions):
     for e in range(actions.shape[0]):
         a = actions[e]
@@ -306,7 +338,7 @@ def _first_illegal(actions, masks, n_actions):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def _step_all(
     actions, games, start, params, tables, moves, scratch, max_moves, ply_scale, first,
     obs, masks, legal, counts, rewards, terminations, truncations, to_move, planes,
@@ -329,7 +361,7 @@ def _step_all(
                 p = winner ^ first
                 rewards[e, p] = 1.0
                 rewards[e, 1 - p] = -1.0
-            game[:] = start
+            _copy_words(game, start)
             init_game(game, params, moves, scratch)
         turn = game[mg.S_TURN]
         to_move[e] = turn ^ first
@@ -339,7 +371,7 @@ def _step_all(
     return -1
 
 
-@njit(cache=True)
+@kernel
 def _sample(rng, masks, legal, counts, out):
     """One uniformly random legal action per game (splitmix64 per game)."""
     golden = nb_uint64(0x9E3779B97F4A7C15)
@@ -356,7 +388,8 @@ def _sample(rng, masks, legal, counts, out):
         if c <= 0:
             out[e] = -1
             continue
-        pick = np.int64(z % nb_uint64(c))
+        # Lemire's multiply-shift maps the high 32 bits onto 0..c-1 without a division
+        pick = np.int64(((z >> nb_uint64(32)) * nb_uint64(c)) >> nb_uint64(32))
         if c <= cap:
             out[e] = legal[e, pick]
         else:
