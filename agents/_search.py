@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from checkers_env.core._bits import lowest_bit, popcount
+from checkers_env.core._jit import kernel
 from checkers_env.core.movegen import (
     M_CAPT,
     M_FROM,
@@ -125,14 +126,14 @@ def _now():
     return t
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _shift(x, delta):
     if delta > 0:
         return x << delta
     return x >> (-delta)
 
 
-@njit(cache=True)
+@kernel
 def evaluate(white, black, kings, turn, clock, params, ev):
     """Static score of a quiet position from the side to move's view."""
     h = params[P_H]
@@ -213,7 +214,7 @@ def evaluate(white, black, kings, turn, clock, params, ev):
     return score if turn == 0 else -score
 
 
-@njit(cache=True)
+@kernel
 def zobrist_key(white, black, kings, turn, zob):
     """Zobrist hash of a position.
 
@@ -236,7 +237,7 @@ def zobrist_key(white, black, kings, turn, zob):
     return key
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _clock_key(key, clock, draw, zob):
     # The clock only changes a value near the draw limit; elsewhere positions
     # that differ only in their clock share an entry.
@@ -245,7 +246,7 @@ def _clock_key(key, clock, draw, zob):
     return key
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _to_tt(score, ply):
     if score > MATE_BOUND:
         return score + ply
@@ -254,7 +255,7 @@ def _to_tt(score, ply):
     return score
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _from_tt(score, ply):
     if score > MATE_BOUND:
         return score - ply
@@ -588,7 +589,7 @@ def search(root, params, ev, zob, tt, bufs, scratch, history, max_depth, max_nod
     info[I_ABORTED] = 1 if aborted else 0
 
 
-@njit(cache=True)
+@kernel
 def _prepare_child(q, j, sw, sb, sk, st, sc, hk, bufs, params, zob, reset_promo):
     """Write the state after move ``j`` of ply ``q - 1`` into ply ``q``."""
     p = q - 1
@@ -623,7 +624,7 @@ def _prepare_child(q, j, sw, sb, sk, st, sc, hk, bufs, params, zob, reset_promo)
     hk[q] = key
 
 
-@njit(cache=True)
+@kernel
 def _store(tt, hkey, clock, draw, zob, tt_mask, score, depth, flag, move, ply):
     key = _clock_key(hkey, clock, draw, zob)
     slot = key & tt_mask

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from checkers_env.core import movegen as mg
+from checkers_env.core._jit import kernel
 from checkers_env.core.board import Board
 from checkers_env.core.variants import Rules, get_rules
 from checkers_env.encoding import make_tables, num_actions
@@ -97,7 +97,7 @@ LEAF_EVAL = 1  # a leaf was written to the batch and waits for the network
 LEAF_DONE = 2  # the walk ended on a terminal node and was backed up already
 
 
-@njit(cache=True)
+@kernel
 def _backup(b, path, depth, leaf_turn, v, visits, value_sum, mover):
     """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``."""
     for i in range(depth, -1, -1):
@@ -109,7 +109,7 @@ def _backup(b, path, depth, leaf_turn, v, visits, value_sum, mover):
             value_sum[b, node] -= v
 
 
-@njit(cache=True)
+@kernel
 def _select_leaves(
     active, c_puct, fpu_reduction, params, tables, moves, scratch,
     child_start, n_children, action, prior, visits, value_sum, mover, turn, slot, terminal, term_value,
@@ -140,7 +140,9 @@ def _select_leaves(
                         break
                     parent = path[b, depth - 1]
                     s = n_states[b]
-                    states[b, s, :] = states[b, slot[b, parent], :]
+                    src = slot[b, parent]
+                    for w in range(states.shape[2]):
+                        states[b, s, w] = states[b, src, w]
                     code = step_game(states[b, s], action[b, node], params, tables, moves, scratch, 0, False)
                     if code == STEP_ILLEGAL or code == STEP_OVERFLOW:
                         raise RuntimeError("MCTS reached an illegal leg or a move buffer overflow")
@@ -198,7 +200,7 @@ def _select_leaves(
             node = best
 
 
-@njit(cache=True)
+@kernel
 def _expand_backup(status, priors, values, n_legal, legal, child_start, n_children, action, prior, visits,
                    value_sum, mover, turn, slot, terminal, n_nodes, path, path_len):  # fmt: skip
     """Give each evaluated leaf its children (one per legal leg) and back its value up."""
@@ -231,13 +233,14 @@ def _expand_backup(status, priors, values, n_legal, legal, child_start, n_childr
         _backup(b, path, depth, turn[b, leaf], values[b], visits, value_sum, mover)
 
 
-@njit(cache=True)
+@kernel
 def _init_roots(active, games, params, moves, scratch, child_start, n_children, visits, value_sum, mover, turn,
                 slot, terminal, states, n_states, n_nodes):  # fmt: skip
     for b in range(active.shape[0]):
         if not active[b]:
             continue
-        states[b, 0, :] = games[b]
+        for w in range(games.shape[1]):
+            states[b, 0, w] = games[b, w]
         n_states[b] = 1
         n_nodes[b] = 1
         child_start[b, 0] = -1
@@ -251,7 +254,7 @@ def _init_roots(active, games, params, moves, scratch, child_start, n_children, 
         terminal[b, 0] = 0
 
 
-@njit(cache=True)
+@kernel
 def _root_visits(active, child_start, n_children, action, visits, value_sum, mover, out, root_value):
     for b in range(active.shape[0]):
         out[b, :] = 0.0
