@@ -279,7 +279,7 @@ def make_tables(board_size: int) -> np.ndarray:
 # ---------------------------------------------------------------- kernels
 
 
-@kernel
+@kernel(inline="always")
 def leg_action(tables, from_bit, to_bit, turn):
     """Action index of the leg between two padded bit positions for side ``turn``."""
     n = tables[T_SIZE]
@@ -300,7 +300,7 @@ def leg_action(tables, from_bit, to_bit, turn):
     return (a * 4 + d) * (n - 1) + dist - 1
 
 
-@kernel
+@kernel(inline="always")
 def action_bits(tables, action, turn):
     """``(from_bit, to_bit)`` of an action for side ``turn``; ``(-1, -1)`` when it is
     out of range or leaves the board."""
@@ -312,7 +312,7 @@ def action_bits(tables, action, turn):
     return packed & 255, packed >> 8
 
 
-@kernel
+@kernel(inline="always")
 def prefix_matches(moves, m, start_bit, legs_taken, path):
     """Whether whole move ``m`` starts on ``start_bit`` with the ``legs_taken`` landings of ``path``."""
     if legs_taken == 0:
@@ -325,14 +325,14 @@ def prefix_matches(moves, m, start_bit, legs_taken, path):
     return True
 
 
-@kernel
+@kernel(inline="always")
 def next_leg_bits(moves, m, legs_taken):
     """``(from_bit, to_bit)`` of leg number ``legs_taken`` of whole move ``m``."""
     frm = moves[m, mg.M_FROM] if legs_taken == 0 else moves[m, mg.M_PATH + legs_taken - 1]
     return frm, moves[m, mg.M_PATH + legs_taken]
 
 
-@kernel
+@kernel(inline="always")
 def write_leg_mask(tables, moves, n, turn, start_bit, legs_taken, path, mask, legal, legal_cap):
     """Set ``mask[a] = 1`` for every legal next leg ``a``; return how many distinct legs.
 
@@ -354,7 +354,7 @@ def write_leg_mask(tables, moves, n, turn, start_bit, legs_taken, path, mask, le
     return count
 
 
-@kernel
+@kernel(inline="always")
 def write_plain_mask(tables, params, state, mask, legal, legal_cap):
     """The mask of a position whose legal moves are all one-leg non-captures
     (no capture is possible), straight from the bitboards: no move list.

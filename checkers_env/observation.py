@@ -100,18 +100,25 @@ def write_planes(tables, state, perspective, moving_from, moving_at, captured, d
     cells = tables[T_SIZE] * tables[T_SIZE]
     base = T_CELL_BIT + perspective * 100
     flat = out.reshape(-1)
+    cell_bits = tables[base : base + cells]
     # Every cell of every plane is written (no clearing pass), each from a shift of
-    # a bitboard by the square's bit: branch-free, so the compiler vectorises it.
-    for c in range(cells):
-        b = tables[base + c]
-        flat[c] = (own_men >> b) & 1
-        flat[cells + c] = (own_kings >> b) & 1
-        flat[2 * cells + c] = (opponent_men >> b) & 1
-        flat[3 * cells + c] = (opponent_kings >> b) & 1
-        flat[4 * cells + c] = (at >> b) & 1
-        flat[5 * cells + c] = (captured >> b) & 1
-        flat[6 * cells + c] = clock
-        flat[7 * cells + c] = number
+    # a bitboard by the square's bit: branch-free loops, one plane each, that the
+    # compiler vectorises.
+    _spread(flat[:cells], own_men, cell_bits)
+    _spread(flat[cells : 2 * cells], own_kings, cell_bits)
+    _spread(flat[2 * cells : 3 * cells], opponent_men, cell_bits)
+    _spread(flat[3 * cells : 4 * cells], opponent_kings, cell_bits)
+    _spread(flat[4 * cells : 5 * cells], at, cell_bits)
+    _spread(flat[5 * cells : 6 * cells], captured, cell_bits)
+    flat[6 * cells : 7 * cells] = clock
+    flat[7 * cells : 8 * cells] = number
+
+
+@kernel(inline="always")
+def _spread(plane, bitboard, cell_bits):
+    """``plane[c] = 1`` where ``bitboard`` has the bit of cell ``c``, else 0."""
+    for c in range(plane.shape[0]):
+        plane[c] = (bitboard >> cell_bits[c]) & 1
 
 
 def planes_of(board, perspective: int | None = None, ply_scale: int = PLY_SCALE) -> np.ndarray:

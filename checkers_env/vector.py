@@ -68,8 +68,9 @@ G_NMOVES = G_LEGS + 7  # legal whole moves of the committed position
 G_LAST_FROM = G_LEGS + 8  # last whole move played: start bit, end bit, captured bitboard
 G_LAST_TO = G_LEGS + 9
 G_LAST_CAPT = G_LEGS + 10
-G_PLAIN = G_LEGS + 11  # 1 when every legal move of the committed position is a one-leg non-capture
-G_PATH = G_LEGS + 12  # landing bits of the legs taken
+G_PLAIN = G_LEGS + 11  # 1 when no capture is possible in the committed position (see refresh_moves)
+G_ONE_LEG = G_LEGS + 12  # 1 when every legal move of the committed position is one leg
+G_PATH = G_LEGS + 13  # landing bits of the legs taken
 GAME_SIZE = G_PATH + mg.MAX_LEGS
 
 STATUS_ON = 0
@@ -89,7 +90,7 @@ LEGAL_CAPACITY = 64
 positions with more fall back to scanning the mask."""
 
 
-@kernel
+@kernel(inline="always")
 def _between_bits(tables, from_bit, to_bit):
     """Bitboard of the squares strictly between two squares on one diagonal."""
     n = tables[T_SIZE]
@@ -126,7 +127,7 @@ def init_game(game, params, moves, scratch):
     return refresh_moves(game, params, moves, scratch)
 
 
-@kernel
+@kernel(inline="always")
 def refresh_moves(game, params, moves, scratch):
     """Note the legal moves of ``game``'s committed position; return their number (-1 on overflow).
 
@@ -143,26 +144,31 @@ def refresh_moves(game, params, moves, scratch):
     opponents = black if turn == 0 else white
     if not mg.has_capture(params, own, opponents, kings, turn):
         n = mg.count_plain_moves(params, own, opponents, kings, turn)
+        game[G_NMOVES] = n
         game[G_PLAIN] = 1
-    else:
-        n = mg.generate_moves(white, black, kings, turn, params, moves, scratch)
-        game[G_PLAIN] = 0
-    game[G_NMOVES] = n
+        game[G_ONE_LEG] = 1
+        return n
+    n = mg.generate_moves(white, black, kings, turn, params, moves, scratch)
+    _note_moves(game, moves, n)
     return n
 
 
-@kernel
+@kernel(inline="always")
 def _note_moves(game, moves, n):
+    """Note the number of moves of a generated list and whether it is plain and one-leg."""
     game[G_NMOVES] = n
     plain = 1
+    one_leg = 1
     for m in range(n):
         if moves[m, mg.M_CAPT] != 0:
             plain = 0
-            break
+        if moves[m, mg.M_LEGS] != 1:
+            one_leg = 0
     game[G_PLAIN] = plain
+    game[G_ONE_LEG] = one_leg
 
 
-@kernel
+@kernel(inline="always")
 def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     """Take one leg in ``game``; return a ``STEP_*`` code.
 
@@ -175,8 +181,8 @@ def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     since the episode began truncate it.
 
     ``trusted=True`` promises that ``action`` is set in the game's current
-    mask: when every legal move is a plain one-leg move, the move list is then
-    not regenerated (the caller's ``moves`` buffer may hold another game's).
+    mask: when every legal move is one leg, the move list is then not
+    regenerated (the caller's ``moves`` buffer may hold another game's).
     """
     state = game[: mg.STATE_SIZE]
     if game[G_STATUS] != STATUS_ON:
@@ -185,10 +191,14 @@ def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     fb, tb = action_bits(tables, action, turn)
     if fb < 0:
         return STEP_ILLEGAL
-    if trusted and game[G_PLAIN] == 1:
+    if trusted and game[G_ONE_LEG] == 1:
+        # The leg is the whole move: it takes the opponent's piece it jumps, if any,
+        # and a man ending on the far row is crowned.
         move_from = fb
         move_to = tb
         move_capt = 0
+        if game[G_PLAIN] == 0:
+            move_capt = _between_bits(tables, fb, tb) & (state[mg.S_BLACK] if turn == 0 else state[mg.S_WHITE])
         promo_row = params[mg.P_PROMO_WHITE] if turn == 0 else params[mg.P_PROMO_BLACK]
         move_promo = ((promo_row >> tb) & 1) & (1 - ((state[mg.S_KINGS] >> fb) & 1))
     else:
@@ -256,7 +266,7 @@ def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
     return STEP_MOVED
 
 
-@kernel
+@kernel(inline="always")
 def write_observation(game, perspective, params, tables, moves, ply_scale, obs, mask, legal, legal_cap, planes=True):
     """Write the planes seen by ``perspective`` (colour) into ``obs`` (unless
     ``planes`` is False) and, when that side is to move in a game still on, its
@@ -305,7 +315,7 @@ def _copy_words(dst, src):
         dst[i] = src[i]
 
 
-@kernel
+@kernel(inline="always")
 def _clear_mask(mask, legal, count, legal_cap):
     if count > legal_cap:
         mask[:] = 0

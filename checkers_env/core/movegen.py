@@ -439,7 +439,7 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
             return
 
 
-@kernel
+@kernel(inline="always")
 def has_capture(params, own, opponents, kings, turn):
     """Whether the side owning ``own`` has any capture (cheap bitboard test)."""
     h = params[P_H]
@@ -656,7 +656,7 @@ def _count_single_jumps(params, own, opponents, kings, turn):
     return total
 
 
-@kernel
+@kernel(inline="always")
 def count_plain_moves(params, own, opponents, kings, turn):
     """Number of non-capturing moves of the side owning ``own`` (bitboards only, no list)."""
     h = params[P_H]
@@ -722,7 +722,7 @@ def move_pieces(white, black, kings, turn, move_from, move_to, captured, promo):
     return white, black, new_kings
 
 
-@kernel
+@kernel(inline="always")
 def apply_move(state, params, move_from, move_to, captured, promo, out):
     """Write into ``out`` the state after a move (``out`` may be ``state``).
 
