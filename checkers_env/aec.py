@@ -110,9 +110,37 @@ from .vector import (
     write_observation,
 )
 
-__all__ = ["env", "raw_env", "ENV_NAME", "registered_ids"]
+__all__ = ["env", "raw_env", "LegSpace", "ENV_NAME", "registered_ids"]
 
 ENV_NAME = "checkers_v0"
+
+
+class LegSpace(spaces.Discrete):
+    """``Discrete(num_actions)`` whose masked :meth:`sample` is one pass over the mask.
+
+    Gymnasium's ``Discrete.sample(mask)`` makes six passes over all 896 or 1800
+    entries to check and read the mask; this one finds the legal actions once
+    and checks only those. It accepts and rejects the same masks, returns
+    ``start`` when no action is legal, and draws the same action from the same
+    generator state, so seeded runs are unchanged.
+    """
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None):
+        if mask is None or probability is not None:
+            return super().sample(mask, probability)
+        assert isinstance(mask, np.ndarray), (
+            f"The expected type of the sample mask is np.ndarray, actual type: {type(mask)}"
+        )
+        assert mask.dtype == np.int8, f"The expected dtype of the sample mask is np.int8, actual dtype: {mask.dtype}"
+        assert mask.shape == (self.n,), (
+            f"The expected shape of the sample mask is {(int(self.n),)}, actual shape: {mask.shape}"
+        )
+        legal = np.flatnonzero(mask)
+        assert (mask[legal] == 1).all(), f"All values of the sample mask should be 0 or 1, actual values: {mask}"
+        if legal.size == 0:
+            return self.start
+        # the draw Generator.choice(legal) makes, without its overhead
+        return self.start + self.dtype.type(legal[self.np_random.integers(legal.size)])
 
 
 def env(variant: str | Rules = "american", render_mode: str | None = None, max_moves: int | None = None,
@@ -178,7 +206,7 @@ class raw_env(AECEnv, EzPickle):
         self.agents = ["player_0", "player_1"]
         self.possible_agents = self.agents[:]
         obs_shape = (NUM_PLANES, size, size)
-        self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: LegSpace(self._num_actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict(
                 {

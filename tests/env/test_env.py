@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
-from checkers_env.aec import env, raw_env
+from checkers_env.aec import LegSpace, env, raw_env
 from checkers_env.core import Board, IllegalMoveError
 from checkers_env.encoding import move_to_actions
 
@@ -33,6 +34,24 @@ def test_render(variant, overrides):
     pytest.importorskip("pygame")
     pytest.importorskip("PIL")
     render_test(lambda **kw: env(variant, **overrides, **kw))
+
+
+def test_leg_space_samples_as_gymnasium_discrete_does():
+    """Same accepted masks, same draws from the same seed, ``start`` when nothing is legal."""
+    rng = np.random.default_rng(0)
+    for n in (896, 1800):
+        ours, theirs = LegSpace(n, seed=7), spaces.Discrete(n, seed=7)
+        for _ in range(500):
+            mask = (rng.random(n) < rng.random() * 0.05).astype(np.int8)
+            assert ours.sample(mask) == theirs.sample(mask)
+        assert ours.sample(np.zeros(n, dtype=np.int8)) == 0
+        assert ours.sample() == theirs.sample()
+    space = LegSpace(896, seed=0)
+    bad = np.zeros(896, dtype=np.int8)
+    bad[3] = 2
+    for mask in (bad, np.zeros(896, dtype=np.int64), np.zeros(895, dtype=np.int8), [0] * 896):
+        with pytest.raises(AssertionError):
+            space.sample(mask)
 
 
 def test_player_0_moves_first():
