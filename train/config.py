@@ -38,8 +38,12 @@ class TrainConfig:
     """Seed of every random generator of the run."""
     device: str = "auto"
     """Torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1, ..."""
-    threads: int = 1
-    """Torch CPU threads (1 is fastest for small nets on a shared 2-core machine)."""
+    threads: int = 0
+    """Torch CPU threads of the main process (training, evaluation); 0: one per usable core. Self-play workers
+    use one each. Use 1 on a machine where other jobs keep cores busy."""
+    selfplay_workers: int = 0
+    """Processes playing the self-play games of an iteration (alphazero); 0: one per usable core; 1: play them in
+    the main process."""
     net: NetConfig = field(default_factory=lambda: NetConfig(channels=32, blocks=3, value_hidden=64))
     """Network size."""
     mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=32))
@@ -91,9 +95,12 @@ class TrainConfig:
             raise ValueError(f"unknown algo {self.algo!r}; known: {', '.join(ALGOS)}")
         if self.minutes <= 0:
             raise ValueError(f"minutes must be positive, got {self.minutes}")
-        for name in ("games_per_iteration", "replay_capacity", "batch_size", "threads"):
+        for name in ("games_per_iteration", "replay_capacity", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("threads", "selfplay_workers"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 (one per usable core) or more, got {getattr(self, name)}")
         if self.eval_games < 0 or self.final_games < 0 or self.gate_games < 0:
             raise ValueError("eval_games, final_games and gate_games must not be negative")
         if self.eval_simulations < 2:

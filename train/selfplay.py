@@ -57,6 +57,7 @@ from .config import TrainConfig
 from .logging_utils import RunLogger, plot_learning_curve
 from .openings import ballot
 from .ratings import match_stats
+from .workers import SelfPlayPool, usable_cores
 
 __all__ = ["main", "run", "evaluate_agent", "Trainer"]
 
@@ -157,7 +158,9 @@ class Trainer:
         self.cfg = cfg
         self.rules = get_rules(cfg.variant)
         self.device = pick_device(cfg.device)
-        set_torch_threads(cfg.threads)
+        set_torch_threads(cfg.threads or usable_cores())
+        self.workers = cfg.selfplay_workers or usable_cores()
+        self._pool: SelfPlayPool | None = None
         self.run_dir = cfg.run_dir or default_run_dir(cfg)
         self.state_path = os.path.join(self.run_dir, "train_state.pt")
         self.resumed = os.path.exists(self.state_path)
@@ -306,10 +309,22 @@ class Trainer:
             t0 = time.perf_counter()
             seed = cfg.seed * 1_000_003 + self.iteration
             with _bar(cfg.games_per_iteration, f"self-play it {self.iteration}", cfg.progress, "game") as bar:
-                games = play_selfplay_games(
-                    self._weights(), cfg.net, self.rules, cfg.mcts, cfg.selfplay, seed, cfg.games_per_iteration,
-                    str(self.device), progress=bar.update, on_game=self.pending.append,
-                )  # fmt: skip
+
+                def received(game: GameRecord) -> None:
+                    self.pending.append(game)
+                    bar.update(1)
+
+                if self.workers > 1 and cfg.games_per_iteration > 1:
+                    if self._pool is None:
+                        self._pool = SelfPlayPool(self.workers)
+                    games = self._pool.play(self._weights(), cfg.net, self.rules, cfg.mcts, cfg.selfplay, seed,
+                                            cfg.games_per_iteration, str(self.device), on_game=received)  # fmt: skip
+                    self.pending = list(games)  # the pool's reproducible order, not the arrival order
+                else:
+                    games = play_selfplay_games(
+                        self._weights(), cfg.net, self.rules, cfg.mcts, cfg.selfplay, seed, cfg.games_per_iteration,
+                        str(self.device), on_game=received,
+                    )  # fmt: skip
             self.games_played += len(games)
             self._write_samples(games[: cfg.sample_games])
             self._save_state()  # games are safe before training starts
@@ -419,7 +434,8 @@ class Trainer:
         cfg = self.cfg
         budget = cfg.minutes * 60
         verb = "resuming" if self.resumed else "training"
-        self._say(f"{verb} {cfg.algo} on {self.rules.name} in {self.run_dir} (device {self.device}, "
+        workers = f", {self.workers} self-play processes" if cfg.algo == "alphazero" and self.workers > 1 else ""
+        self._say(f"{verb} {cfg.algo} on {self.rules.name} in {self.run_dir} (device {self.device}{workers}, "
                   f"{self.train_seconds / 60:.1f} of {cfg.minutes} minutes done)")  # fmt: skip
         if self.last_eval_minutes < 0:
             self._periodic_eval(force=True)
@@ -443,6 +459,12 @@ class Trainer:
         self._periodic_eval(force=self.last_eval_minutes < self.train_seconds / 60 - 1e-9)
         self._save_state()
         return self.final_evaluation()
+
+    def close(self) -> None:
+        """End the self-play worker processes, if any were started."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def final_evaluation(self) -> dict:
         """Evaluate best.pt against every opponent and write results.json; print the table."""
@@ -490,6 +512,7 @@ def run(cfg: TrainConfig) -> dict:
         trainer._say(f"interrupted: state saved; resume with --run-dir {trainer.run_dir}")
         raise
     finally:
+        trainer.close()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

@@ -61,7 +61,7 @@ def _source_files(folder: str) -> list[str]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _file_digest(path: str, mtime: float, size: int) -> bytes:
     # mtime and size are in the key so that an edited file is read again
     with open(path, "rb") as fh:

@@ -33,7 +33,7 @@ def tiny(run_dir, algo="alphazero", minutes=1e-6, **kw) -> TrainConfig:
         net=TINY_NET,
         mcts=MCTSConfig(simulations=3),
         selfplay=SelfPlayConfig(parallel_games=2, max_moves=12, temperature_moves=4),
-        games_per_iteration=2,
+        games_per_iteration=kw.pop("games_per_iteration", 2),
         replay_capacity=500,
         batch_size=16,
         sample_reuse=1.0,
@@ -42,8 +42,16 @@ def tiny(run_dir, algo="alphazero", minutes=1e-6, **kw) -> TrainConfig:
         final_games=0,
         eval_simulations=3,
         progress=False,
+        threads=kw.pop("threads", 1),
+        selfplay_workers=kw.pop("selfplay_workers", 1),
         **kw,
     )
+
+
+def test_alphazero_with_two_self_play_processes(tmp_path):
+    result = selfplay.run(tiny(tmp_path / "az2", selfplay_workers=2, games_per_iteration=4))
+    assert result["games_played"] == 4
+    assert (tmp_path / "az2" / "best.pt").exists()
 
 
 def _plays(agent, variant="american"):

@@ -1,0 +1,54 @@
+"""Self-play in worker processes: same records as the worker function, reproducible order, errors surface."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.alphazero import SelfPlayConfig, play_selfplay_games  # noqa: E402
+from agents.mcts import MCTSConfig  # noqa: E402
+from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
+from checkers_env.core import get_rules  # noqa: E402
+from train.workers import SelfPlayPool, usable_cores  # noqa: E402
+
+NET = NetConfig(channels=8, blocks=1, value_hidden=8)
+MCTS = MCTSConfig(simulations=3)
+PLAY = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4)
+
+
+def _weights(seed: int, net: NetConfig = NET):
+    import torch
+
+    torch.manual_seed(seed)
+    return PolicyValueNet(8, net).state_dict()
+
+
+def test_pool_plays_each_share_as_the_worker_function_does():
+    rules = get_rules("american")
+    weights = _weights(0)
+    arrived = []
+    with SelfPlayPool(2) as pool:
+        games = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5, on_game=arrived.append)
+        again = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5)
+    assert len(games) == len(arrived) == 5
+    # worker k plays its share (3 games, then 2) with seed + k * 7919, in finishing order
+    expected = play_selfplay_games(weights, NET, rules, MCTS, PLAY, 11, 3) + play_selfplay_games(
+        weights, NET, rules, MCTS, PLAY, 11 + 7919, 2
+    )
+    for got, want, repeat in zip(games, expected, again):
+        assert got.moves == want.moves == repeat.moves
+        np.testing.assert_array_equal(got.policy_actions, want.policy_actions)
+        assert got.winner == want.winner
+
+
+def test_pool_reports_a_worker_error():
+    rules = get_rules("american")
+    with SelfPlayPool(1) as pool, pytest.raises(RuntimeError):
+        # weights of another net size: load_state_dict fails in the worker
+        pool.play(_weights(0, NetConfig(channels=4, blocks=1, value_hidden=8)), NET, rules, MCTS, PLAY, 0, 2)
+
+
+def test_usable_cores():
+    assert 1 <= usable_cores() <= (__import__("os").cpu_count() or 1)

@@ -1,0 +1,130 @@
+"""Self-play on every core: the AlphaZero worker function run in a pool of processes.
+
+:func:`agents.alphazero.play_selfplay_games` is a pure function of (weights,
+configs, seed), so an iteration's games can be split among processes that
+each play their share with their own network copy and one torch thread.
+:class:`SelfPlayPool` keeps those processes alive for the whole run (they
+start once: importing torch and loading the compiled kernels takes seconds)
+and streams every finished game back as soon as it ends, so an interrupted
+iteration keeps the games already finished, as the single-process path does.
+
+Processes are started with ``spawn`` (forking a process that has torch's
+thread pools is unsafe). Worker ``k`` of an iteration plays with seed
+``seed + k * 7919``; the games come back in (worker, finishing order), so a
+run is reproducible for a given number of workers.
+
+Workers ignore SIGINT: Ctrl-C reaches the trainer, which saves the games
+received so far and then :meth:`SelfPlayPool.close` ends the workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue as queue_module
+import signal
+from collections.abc import Callable
+
+import torch
+
+from agents.alphazero import GameRecord, SelfPlayConfig, play_selfplay_games
+from agents.mcts import MCTSConfig
+from agents.networks import NetConfig
+from checkers_env.core.variants import Rules
+
+__all__ = ["SelfPlayPool", "usable_cores"]
+
+_WORKER_QUEUE = None
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _init_worker(results, threads: int) -> None:
+    global _WORKER_QUEUE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(threads)
+    _WORKER_QUEUE = results
+
+
+def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device) -> int:
+    finished = 0
+
+    def send(record: GameRecord) -> None:
+        nonlocal finished
+        _WORKER_QUEUE.put((job, finished, record))
+        finished += 1
+
+    play_selfplay_games(weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
+                        on_game=send)  # fmt: skip
+    return finished
+
+
+class SelfPlayPool:
+    """``workers`` self-play processes (each with ``threads`` torch threads) that live until :meth:`close`."""
+
+    def __init__(self, workers: int, threads: int = 1):
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        self.workers = int(workers)
+        ctx = mp.get_context("spawn")
+        self._results = ctx.Queue()
+        self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._results, threads))
+
+    def play(
+        self,
+        weights: dict[str, torch.Tensor],
+        net_config: NetConfig,
+        rules: Rules,
+        mcts_config: MCTSConfig,
+        selfplay_config: SelfPlayConfig,
+        seed: int,
+        num_games: int,
+        device: str = "cpu",
+        on_game: Callable[[GameRecord], None] | None = None,
+    ) -> list[GameRecord]:
+        """``num_games`` games split among the workers; ``on_game(record)`` as each one arrives.
+
+        Returns them ordered by worker, then by the order they finished in.
+        """
+        shares = [num_games // self.workers + (1 if k < num_games % self.workers else 0) for k in range(self.workers)]
+        weights = {k: v.detach().cpu() for k, v in weights.items()}
+        pending = []
+        for job, share in enumerate(shares):
+            if share == 0:
+                continue
+            args = (job, weights, net_config, rules, mcts_config, selfplay_config, seed + job * 7919, share, device)
+            pending.append(self._pool.apply_async(_play_share, args))
+        received: list[tuple[int, int, GameRecord]] = []
+        while len(received) < num_games:
+            try:
+                item = self._results.get(timeout=0.5)
+            except queue_module.Empty:
+                for result in pending:
+                    if result.ready() and not result.successful():
+                        result.get()  # re-raises the worker's exception here
+                continue
+            received.append(item)
+            if on_game is not None:
+                on_game(item[2])
+        for result in pending:
+            result.get()
+        received.sort(key=lambda item: (item[0], item[1]))
+        return [record for _, _, record in received]
+
+    def close(self) -> None:
+        """End the worker processes (games in progress are dropped)."""
+        self._pool.terminate()
+        self._pool.join()
+        self._results.close()
+
+    def __enter__(self) -> SelfPlayPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
