@@ -57,6 +57,7 @@ __all__ = [
     "make_evaluator",
     "play_selfplay_games",
     "adjudicate",
+    "value_targets",
     "ReplayBuffer",
     "train_step",
     "play_match",
@@ -84,10 +85,15 @@ class SelfPlayConfig:
     """A game stopped at max_moves is scored a win for the side ahead by at least this much material
     (man 1, king 1.5) instead of a draw; 0 turns adjudication off. Domain knowledge that gives short
     runs a denser value signal than the many capped games of early self-play."""
+    adjudicated_value: float = 0.5
+    """Value target of an adjudicated win (a real win is 1): being ahead is not the same as winning, and
+    a lower value teaches the search to finish games rather than hold a lead until the cap."""
 
     def __post_init__(self) -> None:
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
             raise ValueError(f"invalid SelfPlayConfig {self}")
+        if not 0.0 <= self.adjudicated_value <= 1.0:
+            raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
 
 
 @dataclass
@@ -102,19 +108,28 @@ class GameRecord:
     """``float16[T, POLICY_SLOTS]``: visit share of each of those legs."""
     colours: np.ndarray
     """``int8[T]``: colour to move (0 White, 1 Black) in each position."""
+    value_targets: np.ndarray
+    """``float32[T]``: what the value head learns for each position: the result for the player to move
+    (+1 win, -1 loss, 0 draw; +-``adjudicated_value`` when the game was adjudicated), times the MCTS
+    ``discount`` once per whole move between the position and the end of the game."""
     winner: int
     """0 White, 1 Black, -1 draw (a game stopped at ``max_moves`` is adjudicated, see SelfPlayConfig)."""
+    adjudicated: bool = False
+    """The game was stopped at ``max_moves`` and scored by material."""
     moves: list[str] = field(default_factory=list)
     """The game's whole moves as PDN text."""
     plies: int = 0
     """Whole moves played."""
 
-    @property
-    def values(self) -> np.ndarray:
-        """``float32[T]``: the result for the player to move in each position."""
-        if self.winner < 0:
-            return np.zeros(len(self.colours), dtype=np.float32)
-        return np.where(self.colours == self.winner, 1.0, -1.0).astype(np.float32)
+
+def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winner: int, scale: float,
+                  discount: float) -> np.ndarray:  # fmt: skip
+    """``float32[T]`` value targets (see :attr:`GameRecord.value_targets`): ``move_numbers[t]`` is the
+    whole move at which position ``t`` arose, ``end`` the whole moves of the finished game."""
+    if winner < 0:
+        return np.zeros(len(colours), dtype=np.float32)
+    sign = np.where(colours == winner, 1.0, -1.0)
+    return (sign * scale * discount ** (end - move_numbers.astype(np.float64))).astype(np.float32)
 
 
 def make_evaluator(net: PolicyValueNet, device: torch.device | str = "cpu", trace: bool = True) -> Evaluator:
@@ -257,19 +272,24 @@ def play_selfplay_games(
         boards[i] = board
         drv.load(i, board)
         legs[i] = []
-        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": []}
+        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": []}
         return True
 
-    def finish(i: int, winner: int) -> None:
+    def finish(i: int, winner: int, adjudicated: bool = False) -> None:
         r = recs[i]
         board = boards[i]
+        colours = np.array(r["colours"], dtype=np.int8)
+        scale = selfplay_config.adjudicated_value if adjudicated else 1.0
+        targets = value_targets(colours, np.array(r["ply"]), board.ply, winner, scale, mcts_config.discount)
         finished.append(
             GameRecord(
                 observations=np.array(r["obs"], dtype=np.float16).reshape(-1, *drv.obs.shape[1:]),
                 policy_actions=np.array(r["acts"], dtype=np.int16).reshape(-1, POLICY_SLOTS),
                 policy_probs=np.array(r["probs"], dtype=np.float16).reshape(-1, POLICY_SLOTS),
-                colours=np.array(r["colours"], dtype=np.int8),
+                colours=colours,
+                value_targets=targets,
                 winner=winner,
+                adjudicated=adjudicated and winner >= 0,
                 moves=[str(m) for m in board.move_stack],
                 plies=len(board.move_stack),
             )
@@ -292,7 +312,7 @@ def play_selfplay_games(
         if code == STEP_TERMINATED:
             finish(i, int(drv.games[i, G_WINNER]))
         elif len(board.move_stack) >= selfplay_config.max_moves:
-            finish(i, adjudicate(board, selfplay_config.adjudicate_margin))
+            finish(i, adjudicate(board, selfplay_config.adjudicate_margin), adjudicated=True)
 
     for i in range(n):
         start(i)
@@ -318,6 +338,7 @@ def play_selfplay_games(
             r["acts"].append(acts)
             r["probs"].append(probs)
             r["colours"].append(int(drv.games[i, mg.S_TURN]))
+            r["ply"].append(int(drv.games[i, G_EP_PLY]))
             hot = drv.games[i, G_EP_PLY] < selfplay_config.temperature_moves
             advance(i, _choose(visits[i], selfplay_config.temperature if hot else None, rng))
     return finished
@@ -355,7 +376,7 @@ class ReplayBuffer:
 
     def add_game(self, game: GameRecord) -> None:
         """Append every stored position of ``game``."""
-        values = game.values
+        values = game.value_targets
         for t in range(len(values)):
             j = self.next
             self.obs[j] = game.observations[t]

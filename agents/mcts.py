@@ -19,6 +19,12 @@ made only when the search first reaches it: the parent's words are copied
 and :func:`checkers_env.vector.step_game` takes the leg. Copies are 46 words,
 so search needs no undo.
 
+A new node with a single legal leg (a forced capture, the only move) is not
+sent to the network: it gets its one child at once and the descent goes on
+through it, so a simulation ends at the next real choice. Checkers is full
+of forced captures; this lets the search see past them for free, much as a
+minimax quiescence search does.
+
 Values are in ``[-1, 1]``: a win for the player concerned is +1. A game that
 ends inside the tree (no legal move, the draw counter) gets its exact value.
 Unvisited children are scored with the parent's value less ``fpu_reduction``
@@ -77,6 +83,10 @@ class MCTSConfig:
     """Concentration of the Dirichlet noise mixed into the root priors in self-play."""
     dirichlet_fraction: float = 0.25
     """Weight of that noise (0 disables it)."""
+    discount: float = 1.0
+    """Factor applied to a value for each whole move it is backed up through (1: none). Below 1, a win
+    sooner is worth more than a win later, so the search makes progress in won endgames instead of
+    shuffling kings until the draw rule; self-play value targets use the same factor."""
 
     def __post_init__(self) -> None:
         # the first simulation only expands the root: at least two are needed to visit a child
@@ -86,6 +96,8 @@ class MCTSConfig:
             raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
         if self.dirichlet_alpha <= 0:
             raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha!r}")
+        if not 0.0 < self.discount <= 1.0:
+            raise ValueError(f"discount must be in (0, 1], got {self.discount!r}")
         if not 0.0 <= self.dirichlet_fraction <= 1.0:
             raise ValueError(f"dirichlet_fraction must be in [0, 1], got {self.dirichlet_fraction!r}")
 
@@ -98,8 +110,10 @@ LEAF_DONE = 2  # the walk ended on a terminal node and was backed up already
 
 
 @kernel
-def _backup(b, path, depth, leaf_turn, v, visits, value_sum, mover):
-    """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``."""
+def _backup(b, path, depth, leaf_turn, v, visits, value_sum, mover, turn, discount):
+    """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``, times ``discount``
+    for every whole move between the leaf and each node (a node's incoming leg ended a move when the
+    side to move changed across it)."""
     for i in range(depth, -1, -1):
         node = path[b, i]
         visits[b, node] += 1
@@ -107,17 +121,25 @@ def _backup(b, path, depth, leaf_turn, v, visits, value_sum, mover):
             value_sum[b, node] += v
         else:
             value_sum[b, node] -= v
+        if turn[b, node] != mover[b, node]:
+            v *= discount
 
 
 @kernel
 def _select_leaves(
-    active, c_puct, fpu_reduction, params, tables, moves, scratch,
+    active, c_puct, fpu_reduction, discount, params, tables, moves, scratch,
     child_start, n_children, action, prior, visits, value_sum, mover, turn, slot, terminal, term_value,
-    states, n_states, path, path_len, obs, masks, legal, n_legal, status,
+    states, n_states, n_nodes, path, path_len, obs, masks, legal, n_legal, status,
 ):  # fmt: skip
-    """Descend each active tree to a leaf; write the leaves that need the network into ``obs``/``masks``."""
+    """Descend each active tree to a leaf; write the leaves that need the network into ``obs``/``masks``.
+
+    A new node with a single legal leg (a forced capture, or the only move) is
+    not evaluated: it gets its one child at once and the walk goes on through
+    it, so forced sequences cost no network call and the search sees past them.
+    """
     n_trees = active.shape[0]
     cap_states = states.shape[1]
+    cap_nodes = child_start.shape[1]
     for b in range(n_trees):
         status[b] = LEAF_NONE
         if not active[b]:
@@ -128,14 +150,14 @@ def _select_leaves(
         while True:
             if terminal[b, node]:
                 # exact value for the mover into this node
-                _backup(b, path, depth, mover[b, node], term_value[b, node], visits, value_sum, mover)
+                _backup(b, path, depth, mover[b, node], term_value[b, node], visits, value_sum, mover, turn, discount)
                 status[b] = LEAF_DONE
                 break
             if child_start[b, node] < 0:
                 if slot[b, node] < 0:
                     if n_states[b] >= cap_states:
                         # no room for another state: back up a neutral value
-                        _backup(b, path, depth, mover[b, node], 0.0, visits, value_sum, mover)
+                        _backup(b, path, depth, mover[b, node], 0.0, visits, value_sum, mover, turn, discount)
                         status[b] = LEAF_DONE
                         break
                     parent = path[b, depth - 1]
@@ -159,7 +181,18 @@ def _select_leaves(
                             term_value[b, node] = 1.0
                         else:
                             term_value[b, node] = -1.0
-                        _backup(b, path, depth, mover[b, node], term_value[b, node], visits, value_sum, mover)
+                        _backup(
+                            b,
+                            path,
+                            depth,
+                            mover[b, node],
+                            term_value[b, node],
+                            visits,
+                            value_sum,
+                            mover,
+                            turn,
+                            discount,
+                        )
                         status[b] = LEAF_DONE
                         break
                 game = states[b, slot[b, node]]
@@ -173,6 +206,17 @@ def _select_leaves(
                 n_legal[b] = write_observation(
                     game, game[mg.S_TURN], params, tables, moves, PLY_SCALE, obs[b], masks[b], legal[b], legal.shape[1]
                 )
+                if n_legal[b] == 1 and n_nodes[b] < cap_nodes:
+                    c = n_nodes[b]
+                    _new_child(c, b, legal[b, 0], 1.0, turn[b, node], action, prior, visits, value_sum, mover, turn,
+                               slot, terminal, child_start, n_children)  # fmt: skip
+                    child_start[b, node] = c
+                    n_children[b, node] = 1
+                    n_nodes[b] = c + 1
+                    depth += 1
+                    path[b, depth] = c
+                    node = c
+                    continue
                 path_len[b] = depth + 1
                 status[b] = LEAF_EVAL
                 break
@@ -200,9 +244,24 @@ def _select_leaves(
             node = best
 
 
+@kernel(inline="always")
+def _new_child(c, b, a, p, t, action, prior, visits, value_sum, mover, turn, slot, terminal, child_start, n_children):
+    """Make node ``c`` of tree ``b``: reached by leg ``a`` with prior ``p``, chosen by colour ``t``; not yet visited."""
+    action[b, c] = a
+    prior[b, c] = p
+    visits[b, c] = 0
+    value_sum[b, c] = 0.0
+    mover[b, c] = t
+    turn[b, c] = -1
+    slot[b, c] = -1
+    terminal[b, c] = 0
+    child_start[b, c] = -1
+    n_children[b, c] = 0
+
+
 @kernel
 def _expand_backup(status, priors, values, n_legal, legal, child_start, n_children, action, prior, visits,
-                   value_sum, mover, turn, slot, terminal, n_nodes, path, path_len):  # fmt: skip
+                   value_sum, mover, turn, slot, terminal, n_nodes, path, path_len, discount):  # fmt: skip
     """Give each evaluated leaf its children (one per legal leg) and back its value up."""
     cap_nodes = child_start.shape[1]
     for b in range(status.shape[0]):
@@ -217,20 +276,11 @@ def _expand_backup(status, priors, values, n_legal, legal, child_start, n_childr
             n_children[b, leaf] = k
             t = turn[b, leaf]
             for i in range(k):
-                c = first + i
                 a = legal[b, i]
-                action[b, c] = a
-                prior[b, c] = priors[b, a]
-                visits[b, c] = 0
-                value_sum[b, c] = 0.0
-                mover[b, c] = t
-                turn[b, c] = -1
-                slot[b, c] = -1
-                terminal[b, c] = 0
-                child_start[b, c] = -1
-                n_children[b, c] = 0
+                _new_child(first + i, b, a, priors[b, a], t, action, prior, visits, value_sum, mover, turn, slot,
+                           terminal, child_start, n_children)  # fmt: skip
             n_nodes[b] = first + k
-        _backup(b, path, depth, turn[b, leaf], values[b], visits, value_sum, mover)
+        _backup(b, path, depth, turn[b, leaf], values[b], visits, value_sum, mover, turn, discount)
 
 
 @kernel
@@ -313,10 +363,11 @@ class BatchedMCTS:
         self._scratch = mg.new_scratch()
         b = self.num_trees
         sims = self.config.simulations
-        n_states = sims + 2
-        # each expansion adds at most one child per legal leg; 64 covers nearly every position,
-        # and a full tree just stops growing (the leaf is still evaluated)
-        n_nodes = 1 + n_states * 64
+        # a simulation makes one state per new node: the evaluated leaf and the forced legs before it
+        n_states = 4 * sims + 2
+        # an evaluated leaf adds one child per legal leg, a forced leg one; a full tree just stops
+        # growing (the leaf is still evaluated)
+        n_nodes = 1 + sims * 48 + n_states
         self._child_start = np.full((b, n_nodes), -1, dtype=np.int32)
         self._n_children = np.zeros((b, n_nodes), dtype=np.int32)
         self._action = np.zeros((b, n_nodes), dtype=np.int32)
@@ -344,10 +395,11 @@ class BatchedMCTS:
     def _round(self, active: np.ndarray, evaluator: Evaluator) -> None:
         c = self.config
         _select_leaves(
-            active, c.c_puct, c.fpu_reduction, self._params, self._tables, self._moves, self._scratch,
+            active, c.c_puct, c.fpu_reduction, c.discount, self._params, self._tables, self._moves, self._scratch,
             self._child_start, self._n_children, self._action, self._prior, self._visits, self._value_sum,
             self._mover, self._turn, self._slot, self._terminal, self._term_value, self._states, self._n_states,
-            self._path, self._path_len, self._obs, self._masks, self._legal, self._n_legal, self._status,
+            self._n_nodes, self._path, self._path_len, self._obs, self._masks, self._legal, self._n_legal,
+            self._status,
         )  # fmt: skip
         need = np.flatnonzero(self._status == LEAF_EVAL)
         if need.size:
@@ -357,7 +409,7 @@ class BatchedMCTS:
         _expand_backup(
             self._status, self._priors, self._values, self._n_legal, self._legal, self._child_start,
             self._n_children, self._action, self._prior, self._visits, self._value_sum, self._mover, self._turn,
-            self._slot, self._terminal, self._n_nodes, self._path, self._path_len,
+            self._slot, self._terminal, self._n_nodes, self._path, self._path_len, c.discount,
         )  # fmt: skip
 
     def search(

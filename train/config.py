@@ -46,7 +46,7 @@ class TrainConfig:
     the main process."""
     net: NetConfig = field(default_factory=lambda: NetConfig(channels=32, blocks=3, value_hidden=64))
     """Network size."""
-    mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=32))
+    mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=32, discount=0.99))
     """Search settings of self-play (alphazero)."""
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     """How self-play games are played (alphazero)."""

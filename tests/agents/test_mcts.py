@@ -71,3 +71,39 @@ def test_config_errors():
     mcts = BatchedMCTS("american", 2, MCTSConfig(simulations=4))
     with pytest.raises(ValueError, match="games must be"):
         mcts.search(np.zeros((3, 5), dtype=np.int64), np.ones(3, dtype=bool), uniform_evaluator)
+
+
+def test_forced_legs_are_walked_through_without_the_network():
+    """Leaves with one legal leg are never sent to the evaluator; the search sees past them."""
+    # White to move with a free choice; several replies lead into forced captures.
+    board = Board("american", fen="W:W21,22,23,25,28,29,30,31,32:B1,2,3,4,8,11,12,13,14")
+    evaluated = []
+
+    def counting(obs, masks):
+        evaluated.extend(masks.sum(axis=1).tolist())
+        return uniform_evaluator(obs, masks)
+
+    mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=200))
+    visits, _ = mcts.search(np.stack([game_from_board(board)]), np.ones(1, dtype=np.bool_), counting)
+    assert len(evaluated) >= 150  # nearly one evaluation per simulation
+    assert min(evaluated) >= 2
+    assert visits[0].sum() == 199
+
+
+
+def test_discount_counts_whole_moves_not_legs():
+    """A two-leg winning capture is one move: its win is discounted once at the root."""
+    board = Board("american", fen="W:W22,23:B11,18")
+    roots = {}
+    for discount in (1.0, 0.9):
+        mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=200, discount=discount))
+        _, value = mcts.search(np.stack([game_from_board(board)]), np.ones(1, dtype=np.bool_), uniform_evaluator)
+        roots[discount] = float(value[0])
+    assert roots[1.0] > 0.9
+    assert abs(roots[0.9] - 0.9 * roots[1.0]) < 0.02
+
+
+def test_bad_discount_is_rejected():
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="discount"):
+            MCTSConfig(discount=bad)

@@ -198,3 +198,25 @@ def test_selfplay_worker_is_a_pure_function_of_weights_config_and_seed():
         assert g.policy_actions.shape[1] == az.POLICY_SLOTS
         ok = g.policy_actions >= 0
         assert np.allclose(np.where(ok, g.policy_probs, 0).astype(np.float32).sum(1), 1.0, atol=1e-2)
+
+
+def test_value_targets_are_discounted_per_move_and_scaled_when_adjudicated():
+    colours = np.array([0, 1, 0], dtype=np.int8)
+    moves = np.array([0, 1, 4])
+    won = az.value_targets(colours, moves, end=5, winner=1, scale=1.0, discount=0.9)
+    np.testing.assert_allclose(won, [-(0.9**5), 0.9**4, -0.9], rtol=1e-6)
+    held = az.value_targets(colours, moves, end=5, winner=0, scale=0.5, discount=1.0)
+    np.testing.assert_allclose(held, [0.5, -0.5, 0.5])
+    assert not az.value_targets(colours, moves, end=5, winner=-1, scale=1.0, discount=0.9).any()
+
+
+def test_selfplay_records_carry_their_value_targets():
+    mcts = MCTSConfig(simulations=3, discount=0.95)
+    play = SelfPlayConfig(parallel_games=2, max_moves=6, adjudicate_margin=0.5, adjudicated_value=0.5)
+    for g in az.play_selfplay_games(None, TINY_NET, "american", mcts, play, seed=1, num_games=2):
+        assert g.value_targets.shape == g.colours.shape and g.value_targets.dtype == np.float32
+        if g.winner < 0:
+            assert not g.value_targets.any()
+        else:
+            # a game stopped at 6 moves is adjudicated: at most 0.5, discounted
+            assert g.adjudicated and 0 < np.abs(g.value_targets).max() <= 0.5
