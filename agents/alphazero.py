@@ -37,12 +37,12 @@ from checkers_env.encoding import actions_to_move, make_tables, num_actions
 from checkers_env.observation import NUM_PLANES, PLY_SCALE
 from checkers_env.vector import (
     G_EP_PLY,
-    G_NMOVES,
     G_WINNER,
     GAME_SIZE,
     STEP_CONTINUES,
     STEP_ILLEGAL,
     STEP_TERMINATED,
+    refresh_moves,
     step_game,
     write_observation,
 )
@@ -208,9 +208,7 @@ class _LegDriver:
     def refresh(self, i: int) -> int:
         """Observation and mask of slot ``i`` for its player to move; returns the number of legal legs."""
         g = self.games[i]
-        n = mg.generate_moves(g[mg.S_WHITE], g[mg.S_BLACK], g[mg.S_KINGS], g[mg.S_TURN], self.params, self.moves,
-                              self.scratch)  # fmt: skip
-        g[G_NMOVES] = n
+        refresh_moves(g, self.params, self.moves, self.scratch)
         self.masks[i] = 0
         c = write_observation(g, g[mg.S_TURN], self.params, self.tables, self.moves, PLY_SCALE, self.obs[i],
                               self.masks[i], self.legal[i], self.num_actions)  # fmt: skip

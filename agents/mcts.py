@@ -49,13 +49,13 @@ from checkers_env.encoding import make_tables, num_actions
 from checkers_env.observation import NUM_PLANES, PLY_SCALE
 from checkers_env.vector import (
     G_EP_PLY,
-    G_NMOVES,
     G_WINNER,
     GAME_SIZE,
     STEP_ILLEGAL,
     STEP_OVERFLOW,
     STEP_TERMINATED,
     init_game,
+    refresh_moves,
     step_game,
     write_observation,
 )
@@ -196,12 +196,9 @@ def _select_leaves(
                         status[b] = LEAF_DONE
                         break
                 game = states[b, slot[b, node]]
-                # step_game left this game's move list in ``moves`` only when it just ran;
-                # regenerate it so that the mask is right for any stored state
-                n = mg.generate_moves(
-                    game[mg.S_WHITE], game[mg.S_BLACK], game[mg.S_KINGS], game[mg.S_TURN], params, moves, scratch
-                )
-                game[G_NMOVES] = n
+                # ``moves`` may hold another node's list: note this state's moves again (no list
+                # is made for a plain position)
+                refresh_moves(game, params, moves, scratch)
                 masks[b, :] = 0
                 n_legal[b] = write_observation(
                     game, game[mg.S_TURN], params, tables, moves, PLY_SCALE, obs[b], masks[b], legal[b], legal.shape[1]
