@@ -43,14 +43,19 @@ def kernel(func=None, **options):
     return decorator if func is None else decorator(func)
 
 
+# The project's top-level packages (installed side by side): only their functions get the project stamp.
+PROJECT_PACKAGES = ("checkers_env", "agents", "train", "play")
+
+
 def _package_dir(py_file: str) -> str | None:
-    """The top-level package folder (directly under the project root) holding ``py_file``, or None."""
+    """The project package folder (one of PROJECT_PACKAGES, beside checkers_env) holding ``py_file``, or None."""
     path = os.path.abspath(py_file)
-    if os.path.dirname(path) == _PROJECT_ROOT or not path.startswith(_PROJECT_ROOT + os.sep):
+    if not path.startswith(_PROJECT_ROOT + os.sep):
         return None
     top = path[len(_PROJECT_ROOT) + 1 :].split(os.sep)[0]
-    folder = os.path.join(_PROJECT_ROOT, top)
-    return folder if os.path.isfile(os.path.join(folder, "__init__.py")) else None
+    if top not in PROJECT_PACKAGES or top == os.path.basename(path):
+        return None
+    return os.path.join(_PROJECT_ROOT, top)
 
 
 def _source_files(folder: str) -> list[str]:

@@ -90,7 +90,6 @@ def test_forced_legs_are_walked_through_without_the_network():
     assert visits[0].sum() == 199
 
 
-
 def test_discount_counts_whole_moves_not_legs():
     """A two-leg winning capture is one move: its win is discounted once at the root."""
     board = Board("american", fen="W:W22,23:B11,18")

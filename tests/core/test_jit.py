@@ -39,3 +39,11 @@ def test_kernel_caches_are_keyed_on_every_source_file(monkeypatch):
     core_stamp = _jit.project_source_stamp(mg.__file__)
     monkeypatch.setattr(_jit, "_file_digest", lambda p, m, s: b"x" if f"{os.sep}agents{os.sep}" in p else real(p, m, s))
     assert _jit.project_source_stamp(mg.__file__) == core_stamp
+
+
+def test_only_the_project_packages_get_the_project_stamp(tmp_path):
+    import numba
+
+    assert _jit._package_dir(mg.__file__).endswith("checkers_env")
+    assert _jit._package_dir(numba.__file__) is None
+    assert _jit._package_dir(str(tmp_path / "elsewhere.py")) is None
