@@ -410,10 +410,10 @@ def write_plain_mask(tables, params, state, mask, legal, legal_cap):
             b = lowest_bit(ks)
             ks &= ks - 1
             for d in range(4):
-                delta = -(h + 1) if d == 0 else (-h if d == 1 else (h if d == 2 else h + 1))
+                delta = mg._delta(h, d)
                 a = tables[base + b * 4 + d]
                 q = b + delta
-                while q >= 0 and q < 63 and ((empty >> q) & 1) == 1:
+                while mg._on_board(empty, q):
                     mask[a] = 1
                     if count < legal_cap:
                         legal[count] = a
