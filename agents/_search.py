@@ -38,10 +38,10 @@ import time
 
 import numba
 import numpy as np
-from numba import njit
 
-from checkers_env.core._bits import lowest_bit, popcount
-from checkers_env.core._jit import kernel
+from checkers_env.core.bits import lowest_bit, popcount
+from checkers_env.core.geometry import NE, NW, SE, SW, step
+from checkers_env.core.jit import kernel
 from checkers_env.core.movegen import (
     M_CAPT,
     M_FROM,
@@ -119,18 +119,11 @@ EV_CONE_B = EV_CONE_W + 64
 EV_SIZE = EV_CONE_B + 64
 
 
-@njit(cache=True)
+@kernel(allocates=True)
 def _now():
     with numba.objmode(t="float64"):
         t = time.perf_counter()
     return t
-
-
-@kernel(inline="always")
-def _shift(x, delta):
-    if delta > 0:
-        return x << delta
-    return x >> (-delta)
 
 
 @kernel
@@ -162,27 +155,23 @@ def evaluate(white, black, kings, turn, clock, params, ev):
     pos -= ev[EV_KEDGE] * (popcount(wk & edge) - popcount(bk & edge))
     # Mobility: plain steps (kings counted one square per direction).
     empty = mask & ~(white | black)
-    d_nw = -(h + 1)
-    d_ne = -h
-    d_sw = h
-    d_se = h + 1
-    mob_w = popcount(_shift(wm, d_nw) & empty) + popcount(_shift(wm, d_ne) & empty)
-    mob_b = popcount(_shift(bm, d_sw) & empty) + popcount(_shift(bm, d_se) & empty)
+    mob_w = popcount(step(wm, h, NW) & empty) + popcount(step(wm, h, NE) & empty)
+    mob_b = popcount(step(bm, h, SW) & empty) + popcount(step(bm, h, SE) & empty)
     if wk != 0:
-        mob_w += popcount(_shift(wk, d_nw) & empty) + popcount(_shift(wk, d_ne) & empty)
-        mob_w += popcount(_shift(wk, d_sw) & empty) + popcount(_shift(wk, d_se) & empty)
+        mob_w += popcount(step(wk, h, NW) & empty) + popcount(step(wk, h, NE) & empty)
+        mob_w += popcount(step(wk, h, SW) & empty) + popcount(step(wk, h, SE) & empty)
     if bk != 0:
-        mob_b += popcount(_shift(bk, d_nw) & empty) + popcount(_shift(bk, d_ne) & empty)
-        mob_b += popcount(_shift(bk, d_sw) & empty) + popcount(_shift(bk, d_se) & empty)
+        mob_b += popcount(step(bk, h, NW) & empty) + popcount(step(bk, h, NE) & empty)
+        mob_b += popcount(step(bk, h, SW) & empty) + popcount(step(bk, h, SE) & empty)
     pos += ev[EV_MOB] * (mob_w - mob_b)
     # Men in pairs: a man with a friend (or the edge) right behind it cannot be
     # jumped from the front along that diagonal (seed 004).
     off = ev[EV_M_OFFBOARD]
     own_w = white | off
     own_b = black | off
-    sup_w = popcount(wm & (own_w >> h)) + popcount(wm & (own_w >> (h + 1)))
+    sup_w = popcount(wm & step(own_w, h, NE)) + popcount(wm & step(own_w, h, NW))
     back_b = params[P_PROMO_WHITE]  # Black's home row: nothing behind it
-    sup_b = popcount(bm & ((own_b << h) | back_b)) + popcount(bm & ((own_b << (h + 1)) | back_b))
+    sup_b = popcount(bm & (step(own_b, h, SW) | back_b)) + popcount(bm & (step(own_b, h, SE) | back_b))
     pos += ev[EV_SUPPORT] * (sup_w - sup_b)
     # Advancement and runaway men (a free path to the crown).
     rows = ev[EV_ROWS]
@@ -264,7 +253,7 @@ def _from_tt(score, ply):
     return score
 
 
-@njit(cache=True)
+@kernel(allocates=True)
 def search(root, params, ev, zob, tt, bufs, scratch, history, max_depth, max_nodes, time_limit, info, ties):
     """Iterative deepening from ``root``; returns nothing, writes ``info`` and ``ties``.
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from checkers_env.core import movegen as mg
-from checkers_env.core._jit import kernel
 from checkers_env.core.board import Board
+from checkers_env.core.jit import kernel
 from checkers_env.core.variants import Rules, get_rules
 from checkers_env.encoding import make_tables, num_actions
 from checkers_env.observation import NUM_PLANES, PLY_SCALE

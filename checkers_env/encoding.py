@@ -59,11 +59,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .core import movegen as mg
-from .core._bits import lowest_bit
-from .core._jit import kernel
+from .core.bits import lowest_bit
 from .core.board import Board, Move
 from .core.errors import IllegalMoveError
-from .core.geometry import geometry
+from .core.geometry import NE, NW, SE, SW, direction_shift, geometry, on_board, step
+from .core.jit import kernel
 
 __all__ = [
     "Leg",
@@ -377,23 +377,23 @@ def write_plain_mask(tables, params, state, mask, legal, legal_cap):
     own_kings = own & kings
     base = T_STEP_ACTION + turn * 256
     count = 0
-    # Directions NW = -(h+1), NE = -h, SW = +h, SE = +(h+1), written out so that each
-    # shift has a constant direction; White's men go NW/NE, Black's SW/SE.
+    # The pieces that can step in direction d are those with an empty square one step
+    # back from the empty squares; a constant d makes each shift one instruction.
     if turn == 0:
-        movers_nw = men & (empty << (h + 1))
-        movers_ne = men & (empty << h)
+        movers_nw = men & step(empty, h, SE)
+        movers_ne = men & step(empty, h, SW)
         movers_sw = 0
         movers_se = 0
     else:
         movers_nw = 0
         movers_ne = 0
-        movers_sw = men & (empty >> h)
-        movers_se = men & (empty >> (h + 1))
+        movers_sw = men & step(empty, h, NE)
+        movers_se = men & step(empty, h, NW)
     if own_kings != 0 and params[mg.P_KINGS_FLY] == 0:
-        movers_nw |= own_kings & (empty << (h + 1))
-        movers_ne |= own_kings & (empty << h)
-        movers_sw |= own_kings & (empty >> h)
-        movers_se |= own_kings & (empty >> (h + 1))
+        movers_nw |= own_kings & step(empty, h, SE)
+        movers_ne |= own_kings & step(empty, h, SW)
+        movers_sw |= own_kings & step(empty, h, NE)
+        movers_se |= own_kings & step(empty, h, NW)
     for d in range(4):
         movers = movers_nw if d == 0 else (movers_ne if d == 1 else (movers_sw if d == 2 else movers_se))
         while movers:
@@ -410,10 +410,10 @@ def write_plain_mask(tables, params, state, mask, legal, legal_cap):
             b = lowest_bit(ks)
             ks &= ks - 1
             for d in range(4):
-                delta = mg._delta(h, d)
+                delta = direction_shift(h, d)
                 a = tables[base + b * 4 + d]
                 q = b + delta
-                while mg._on_board(empty, q):
+                while on_board(empty, q):
                     mask[a] = 1
                     if count < legal_cap:
                         legal[count] = a

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import movegen as mg
-from .core._jit import kernel
+from .core.jit import kernel
 from .encoding import T_CELL_BIT, T_SIZE
 
 __all__ = ["NUM_PLANES", "PLY_SCALE", "observation_shape", "write_planes", "PLANE_NAMES"]

@@ -38,8 +38,8 @@ import numpy as np
 from numba import uint64 as nb_uint64
 
 from .core import movegen as mg
-from .core._jit import kernel
 from .core.board import Board
+from .core.jit import kernel
 from .core.variants import Rules, get_rules
 from .encoding import (
     T_BIT_OF_INDEX,

@@ -6,23 +6,13 @@ libraries).
 
 from __future__ import annotations
 
-import os
-
-# Idle numba worker threads must not spin on a shared 2-core machine: prefer the
-# workqueue layer unless the user chose one. numba reads the variable when it is
-# first imported, so set its config too in case it was imported already.
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
-    import numba
-
-    numba.config.THREADING_LAYER = "workqueue"
-
-from . import errors as _errors  # noqa: E402
-from .board import BLACK, WHITE, Board, Color, Move, Outcome, Termination  # noqa: E402
-from .errors import *  # noqa: E402,F401,F403
-from .pdn import PdnGame, game_to_pdn, read_pdn, write_pdn  # noqa: E402
-from .perft import divide, perft  # noqa: E402
-from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names  # noqa: E402
+from . import errors as _errors
+from .board import Board, Move, Outcome, Termination
+from .colors import BLACK, WHITE, Color
+from .errors import *  # noqa: F401,F403
+from .pdn import PdnGame, game_to_pdn, read_pdn, write_pdn
+from .perft import divide, perft
+from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names
 
 __all__ = [
     "Board",

@@ -27,27 +27,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen as mg
+from .colors import BLACK, WHITE, Color
 from .errors import AmbiguousMoveError, EmptyMoveStackError, IllegalMoveError, InvalidSquareError
 from .geometry import geometry
 from .notation import parse_fen, parse_square, square_name, start_fen, write_fen
 from .variants import Rules, get_rules
 
 __all__ = ["Board", "Move", "Color", "Outcome", "Termination", "WHITE", "BLACK"]
-
-
-class Color(enum.IntEnum):
-    """Colour of a side. White's men start on the low ranks."""
-
-    WHITE = 0
-    BLACK = 1
-
-    @property
-    def other(self) -> Color:
-        return Color(1 - self)
-
-
-WHITE = Color.WHITE
-BLACK = Color.BLACK
 
 
 class Termination(enum.Enum):
@@ -155,8 +141,7 @@ class Board:
         state[mg.S_TURN] = parsed.turn
         state[mg.S_CLOCK] = parsed.clock or 0
         if parsed.move_number:
-            first = 0 if self.rules.first_player == "white" else 1
-            state[mg.S_PLY] = 2 * (parsed.move_number - 1) + (1 if parsed.turn != first else 0)
+            state[mg.S_PLY] = 2 * (parsed.move_number - 1) + (1 if parsed.turn != self.rules.first_player else 0)
         self._state = state
         self._stack.clear()
         self._legal = None
@@ -401,7 +386,7 @@ class Board:
         b = int(s[mg.S_BLACK])
         move_number = None
         if clock:
-            first = 0 if self.rules.first_player == "white" else 1
+            first = self.rules.first_player
             move_number = self.ply // 2 + 1 if int(s[mg.S_TURN]) == first else (self.ply + 1) // 2
             move_number = max(1, move_number)
         return write_fen(

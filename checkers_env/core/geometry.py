@@ -30,6 +30,10 @@ Kingsrow engines), so a whole side's steps are one shift and mask::
     SW = +H       SE = +(H+1)      (toward the bottom, Black's forward)
 
 A step that leaves the board lands on a ghost bit or outside the mask.
+
+The compiled kernels below are the one home of these shifts and of which
+directions are "forward": the move generator, the action encoding and the
+search all step pieces through them.
 """
 
 from __future__ import annotations
@@ -39,12 +43,74 @@ from functools import cache
 import numpy as np
 
 from .errors import InvalidSquareError
+from .jit import kernel
 
-__all__ = ["Geometry", "geometry", "DIRECTION_NAMES", "NW", "NE", "SW", "SE"]
+__all__ = [
+    "Geometry",
+    "geometry",
+    "DIRECTION_NAMES",
+    "NW",
+    "NE",
+    "SW",
+    "SE",
+    "direction_shift",
+    "shift",
+    "step",
+    "on_board",
+    "is_forward",
+    "opposite",
+]
 
 NW, NE, SW, SE = 0, 1, 2, 3
 DIRECTION_NAMES = ("NW", "NE", "SW", "SE")
 FILES = "abcdefghij"
+
+
+@kernel(inline="always")
+def direction_shift(per_row, direction):
+    """Padded-bit offset of one diagonal step: NW ``-(H+1)``, NE ``-H``, SW ``+H``, SE ``+(H+1)``
+    (``per_row`` = H, playable squares per row)."""
+    if direction == NW:
+        return -(per_row + 1)
+    if direction == NE:
+        return -per_row
+    if direction == SW:
+        return per_row
+    return per_row + 1
+
+
+@kernel(inline="always")
+def shift(bitboard, delta):
+    """``bitboard`` moved by ``delta`` padded bit positions (up the board for a negative ``delta``)."""
+    if delta > 0:
+        return bitboard << delta
+    return bitboard >> (-delta)
+
+
+@kernel(inline="always")
+def step(bitboard, per_row, direction):
+    """Every square of ``bitboard`` moved one diagonal step in ``direction``; squares that leave
+    the board land on ghost bits or outside the board mask, which the caller masks off."""
+    return shift(bitboard, direction_shift(per_row, direction))
+
+
+@kernel(inline="always")
+def on_board(mask, bit):
+    """Whether padded bit position ``bit`` is a square of the board ``mask``."""
+    return bit >= 0 and bit < 63 and ((mask >> bit) & 1) == 1
+
+
+@kernel(inline="always")
+def is_forward(color, direction):
+    """Whether ``direction`` is forward for ``color``'s men (0 White: NW/NE, toward index 0;
+    1 Black: SW/SE)."""
+    return (direction < SW) == (color == 0)
+
+
+@kernel(inline="always")
+def opposite(direction):
+    """The reverse direction (NW <-> SE, NE <-> SW)."""
+    return 3 - direction
 
 
 class Geometry:
@@ -61,7 +127,7 @@ class Geometry:
         self.index_of_bit = np.full(64, -1, dtype=np.int64)
         self.index_of_bit[self.bit_of_index] = np.arange(self.squares)
         self.mask = int(sum(1 << int(b) for b in self.bit_of_index))
-        self.deltas = (-(h + 1), -h, h, h + 1)
+        self.deltas = tuple(direction_shift.py_func(h, d) for d in range(4))
         # (row from the top, file from the left) of each index, on the a1-dark board.
         self.row = np.array([i // h for i in range(self.squares)], dtype=np.int64)
         self.file = np.array(

@@ -36,11 +36,10 @@ variant's priority, and only captures with the best key are kept.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ._bits import lowest_bit, popcount
-from ._jit import kernel
-from .geometry import geometry
+from .bits import lowest_bit, popcount
+from .geometry import NE, NW, SE, SW, direction_shift, geometry, is_forward, on_board, opposite, shift, step
+from .jit import kernel
 from .variants import Rules
 
 __all__ = [
@@ -169,29 +168,6 @@ def new_scratch() -> np.ndarray:
     return np.zeros(SCRATCH_SIZE, dtype=np.int64)
 
 
-@kernel(inline="always")
-def _delta(h, d):
-    if d == 0:
-        return -(h + 1)
-    if d == 1:
-        return -h
-    if d == 2:
-        return h
-    return h + 1
-
-
-@kernel(inline="always")
-def _shift(x, delta):
-    if delta > 0:
-        return x << delta
-    return x >> (-delta)
-
-
-@kernel(inline="always")
-def _on_board(mask, q):
-    return q >= 0 and q < 63 and ((mask >> q) & 1) == 1
-
-
 @kernel
 def _emit_capture(params, moves, scratch, start, end, captured, promo, key, nlegs):
     if key < scratch[X_BEST]:
@@ -259,12 +235,12 @@ def _short_jump_exists(params, pos, is_king, turn, blockers, targets, kings, at_
     if is_king == 0 and params[P_MEN_CAPTURE_KINGS] == 0:
         targets = targets & ~kings
     for d in range(4):
-        if is_king == 0 and params[P_MEN_BACK] == 0 and ((turn == 0 and d >= 2) or (turn == 1 and d < 2)):
+        if is_king == 0 and params[P_MEN_BACK] == 0 and not is_forward(turn, d):
             continue
-        delta = _delta(h, d)
+        delta = direction_shift(h, d)
         q = pos + delta
         land = q + delta
-        if _on_board(mask, land) and ((targets >> q) & 1) == 1 and ((blockers >> land) & 1) == 0:
+        if on_board(mask, land) and ((targets >> q) & 1) == 1 and ((blockers >> land) & 1) == 0:
             return True
     return False
 
@@ -342,21 +318,21 @@ def _capture_search(params, moves, scratch, start, start_king, occupied, opponen
         while scratch[base + F_DIR] < 4:
             d = scratch[base + F_DIR]
             scratch[base + F_DIR] = d + 1
-            if is_king == 0 and men_back == 0 and ((turn == 0 and d >= 2) or (turn == 1 and d < 2)):
+            if is_king == 0 and men_back == 0 and not is_forward(turn, d):
                 continue
-            delta = _delta(h, d)
+            delta = direction_shift(h, d)
             q = pos + delta
             if is_king == 1 and flying == 1:
-                while _on_board(mask, q) and ((blockers >> q) & 1) == 0:
+                while on_board(mask, q) and ((blockers >> q) & 1) == 0:
                     q += delta
-            if not _on_board(mask, q) or ((targets >> q) & 1) == 0:
+            if not on_board(mask, q) or ((targets >> q) & 1) == 0:
                 continue
             first = q + delta
             last = first
             if is_king == 1 and flying == 1:
-                while _on_board(mask, last) and ((blockers >> last) & 1) == 0:
+                while on_board(mask, last) and ((blockers >> last) & 1) == 0:
                     last += delta
-            elif _on_board(mask, first) and ((blockers >> first) & 1) == 0:
+            elif on_board(mask, first) and ((blockers >> first) & 1) == 0:
                 last = first + delta
             if last == first:
                 continue
@@ -451,17 +427,17 @@ def has_capture(params, own, opponents, kings, turn):
     if params[P_MEN_CAPTURE_KINGS] == 0:
         men_targets = opponents & ~kings
     for d in range(4):
-        if params[P_MEN_BACK] == 0 and ((turn == 0 and d >= 2) or (turn == 1 and d < 2)):
+        if params[P_MEN_BACK] == 0 and not is_forward(turn, d):
             continue
-        delta = _delta(h, d)
-        if _shift(_shift(men, delta) & men_targets, delta) & empty:
+        delta = direction_shift(h, d)
+        if shift(shift(men, delta) & men_targets, delta) & empty:
             return True
     if own_kings == 0:
         return False
     if params[P_KINGS_FLY] == 0:
         for d in range(4):
-            delta = _delta(h, d)
-            if _shift(_shift(own_kings, delta) & opponents, delta) & empty:
+            delta = direction_shift(h, d)
+            if shift(shift(own_kings, delta) & opponents, delta) & empty:
                 return True
         return False
     occupied = own | opponents
@@ -470,46 +446,50 @@ def has_capture(params, own, opponents, kings, turn):
         s = lowest_bit(ks)
         ks &= ks - 1
         for d in range(4):
-            delta = _delta(h, d)
+            delta = direction_shift(h, d)
             q = s + delta
-            while _on_board(mask, q) and ((occupied >> q) & 1) == 0:
+            while on_board(mask, q) and ((occupied >> q) & 1) == 0:
                 q += delta
-            if _on_board(mask, q) and ((opponents >> q) & 1) == 1:
+            if on_board(mask, q) and ((opponents >> q) & 1) == 1:
                 land = q + delta
-                if _on_board(mask, land) and ((occupied >> land) & 1) == 0:
+                if on_board(mask, land) and ((occupied >> land) & 1) == 0:
                     return True
     return False
+
+
+@kernel(inline="always")
+def _jumpers(pieces, targets, empty, h, d):
+    """The squares of ``pieces`` whose neighbour in direction ``d`` is in ``targets`` with an empty
+    square beyond: walk back twice from the empty squares. With ``d`` a constant every shift is
+    one constant-direction instruction."""
+    back = opposite(d)
+    return pieces & step(step(empty, h, back) & targets, h, back)
 
 
 @kernel(inline="always")
 def _capturers(params, own, opponents, kings, turn):
     """Bitboard of the pieces that have a first jump (flying kings: all kings)."""
     h = params[P_H]
-    h1 = h + 1
     empty = params[P_MASK] & ~(own | opponents)
     men = own & ~kings
     own_kings = own & kings
     men_targets = opponents
     if params[P_MEN_CAPTURE_KINGS] == 0:
         men_targets = opponents & ~kings
-    # Straight-line shifts per direction (NW >> h+1, NE >> h, SW << h, SE << h+1):
-    # written out so that the compiler sees constant shift directions.
-    up = 0
-    down = 0
+    out = 0
     if turn == 0 or params[P_MEN_BACK] == 1:
-        up = men & ((((empty << h1) & men_targets) << h1) | (((empty << h) & men_targets) << h))
+        out |= _jumpers(men, men_targets, empty, h, NW) | _jumpers(men, men_targets, empty, h, NE)
     if turn == 1 or params[P_MEN_BACK] == 1:
-        down = men & ((((empty >> h) & men_targets) >> h) | (((empty >> h1) & men_targets) >> h1))
-    out = up | down
+        out |= _jumpers(men, men_targets, empty, h, SW) | _jumpers(men, men_targets, empty, h, SE)
     if own_kings != 0:
         if params[P_KINGS_FLY] == 1:
             out |= own_kings
         else:
-            out |= own_kings & (
-                (((empty << h1) & opponents) << h1)
-                | (((empty << h) & opponents) << h)
-                | (((empty >> h) & opponents) >> h)
-                | (((empty >> h1) & opponents) >> h1)
+            out |= (
+                _jumpers(own_kings, opponents, empty, h, NW)
+                | _jumpers(own_kings, opponents, empty, h, NE)
+                | _jumpers(own_kings, opponents, empty, h, SW)
+                | _jumpers(own_kings, opponents, empty, h, SE)
             )
     return out
 
@@ -540,8 +520,8 @@ def _generate_plain(params, own, opponents, kings, turn, moves, scratch):
     promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
     d0 = 0 if turn == 0 else 2
     for d in range(d0, d0 + 2):
-        delta = _delta(h, d)
-        targets = _shift(men, delta) & empty
+        delta = direction_shift(h, d)
+        targets = shift(men, delta) & empty
         while targets:
             t = lowest_bit(targets)
             targets &= targets - 1
@@ -550,8 +530,8 @@ def _generate_plain(params, own, opponents, kings, turn, moves, scratch):
         return
     if params[P_KINGS_FLY] == 0:
         for d in range(4):
-            delta = _delta(h, d)
-            targets = _shift(own_kings, delta) & empty
+            delta = direction_shift(h, d)
+            targets = shift(own_kings, delta) & empty
             while targets:
                 t = lowest_bit(targets)
                 targets &= targets - 1
@@ -562,9 +542,9 @@ def _generate_plain(params, own, opponents, kings, turn, moves, scratch):
         s = lowest_bit(ks)
         ks &= ks - 1
         for d in range(4):
-            delta = _delta(h, d)
+            delta = direction_shift(h, d)
             q = s + delta
-            while _on_board(mask, q) and ((empty >> q) & 1) == 1:
+            while on_board(mask, q) and ((empty >> q) & 1) == 1:
                 _emit_plain(moves, scratch, s, q, 0)
                 q += delta
 
@@ -627,20 +607,21 @@ def _count_single_jumps(params, own, opponents, kings, turn):
     promo_row = params[P_PROMO_WHITE] if turn == 0 else params[P_PROMO_BLACK]
     men_back = params[P_MEN_BACK]
     # jump_from[d]: squares from which a jump in direction d is possible
-    j0 = _shift(_shift(empty, h + 1) & opponents, h + 1)
-    j1 = _shift(_shift(empty, h) & opponents, h)
-    j2 = _shift(_shift(empty, -h) & opponents, -h)
-    j3 = _shift(_shift(empty, -(h + 1)) & opponents, -(h + 1))
+    everywhere = params[P_MASK]
+    j0 = _jumpers(everywhere, opponents, empty, h, NW)
+    j1 = _jumpers(everywhere, opponents, empty, h, NE)
+    j2 = _jumpers(everywhere, opponents, empty, h, SW)
+    j3 = _jumpers(everywhere, opponents, empty, h, SE)
     total = 0
     for d in range(4):
         jd = j0 if d == 0 else (j1 if d == 1 else (j2 if d == 2 else j3))
-        delta = _delta(h, d)
-        men_may = men_back == 1 or (turn == 0 and d < 2) or (turn == 1 and d >= 2)
+        delta = direction_shift(h, d)
+        men_may = men_back == 1 or is_forward(turn, d)
         movers_men = men & jd if men_may else 0
         movers_kings = own_kings & jd
         total += popcount(movers_men) + popcount(movers_kings)
         # A second jump may not go straight back (over the captured piece).
-        back = 3 - d
+        back = opposite(d)
         k_cont = 0
         m_cont = 0
         for e in range(4):
@@ -648,10 +629,10 @@ def _count_single_jumps(params, own, opponents, kings, turn):
                 continue
             je = j0 if e == 0 else (j1 if e == 1 else (j2 if e == 2 else j3))
             k_cont |= je
-            if men_back == 1 or (turn == 0 and e < 2) or (turn == 1 and e >= 2):
+            if men_back == 1 or is_forward(turn, e):
                 m_cont |= je
-        men_land = _shift(movers_men, 2 * delta) & ~promo_row
-        if (men_land & m_cont) != 0 or (_shift(movers_kings, 2 * delta) & k_cont) != 0:
+        men_land = shift(movers_men, 2 * delta) & ~promo_row
+        if (men_land & m_cont) != 0 or (shift(movers_kings, 2 * delta) & k_cont) != 0:
             return -1
     return total
 
@@ -660,29 +641,27 @@ def _count_single_jumps(params, own, opponents, kings, turn):
 def count_plain_moves(params, own, opponents, kings, turn):
     """Number of non-capturing moves of the side owning ``own`` (bitboards only, no list)."""
     h = params[P_H]
-    h1 = h + 1
     empty = params[P_MASK] & ~(own | opponents)
     men = own & ~kings
     own_kings = own & kings
     if turn == 0:
-        n = popcount((men >> h1) & empty) + popcount((men >> h) & empty)
+        n = popcount(step(men, h, NW) & empty) + popcount(step(men, h, NE) & empty)
     else:
-        n = popcount((men << h) & empty) + popcount((men << h1) & empty)
+        n = popcount(step(men, h, SW) & empty) + popcount(step(men, h, SE) & empty)
     if own_kings == 0:
         return n
     if params[P_KINGS_FLY] == 0:
         return (
             n
-            + popcount((own_kings >> h1) & empty)
-            + popcount((own_kings >> h) & empty)
-            + popcount((own_kings << h) & empty)
-            + popcount((own_kings << h1) & empty)
+            + popcount(step(own_kings, h, NW) & empty)
+            + popcount(step(own_kings, h, NE) & empty)
+            + popcount(step(own_kings, h, SW) & empty)
+            + popcount(step(own_kings, h, SE) & empty)
         )
     for d in range(4):
-        delta = _delta(h, d)
         front = own_kings
         while True:
-            front = _shift(front, delta) & empty
+            front = step(front, h, d) & empty
             if front == 0:
                 break
             n += popcount(front)
@@ -747,7 +726,7 @@ def apply_move(state, params, move_from, move_to, captured, promo, out):
     out[S_PLY] = ply + 1
 
 
-@njit(cache=True)
+@kernel(allocates=True)
 def _perft(white, black, kings, turn, depth, params, buffers, scratch, bulk):
     """Leaf count ``depth`` plies deep, iteratively (numba caches no recursion)."""
     if depth == 0:

@@ -234,7 +234,7 @@ def start_fen(rules: Rules, notation: str | None = None) -> str:
     n = rules.men_per_side
     return write_fen(
         rules,
-        0 if rules.first_player == "white" else 1,
+        int(rules.first_player),
         range(g.squares - n, g.squares),
         (),
         range(n),

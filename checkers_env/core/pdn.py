@@ -43,7 +43,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .board import WHITE, Board, Color
+from .board import Board
 from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError
 from .notation import parse_fen, parse_square
 from .variants import VARIANTS, Rules, get_rules
@@ -177,8 +177,7 @@ class PdnGame:
             parsed = parse_fen(rules, fen)
         except (InvalidFenError, InvalidPdnError):
             return 1, False
-        first = WHITE if rules.first_player == "white" else Color.BLACK
-        return (parsed.move_number or 1), parsed.turn != first
+        return (parsed.move_number or 1), parsed.turn != rules.first_player
 
 
 def _parse_move(board: Board, text: str):

@@ -21,6 +21,7 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
+from .colors import Color
 from .errors import RulesError, UnknownVariantError
 
 __all__ = [
@@ -70,10 +71,11 @@ class Rules:
     board_size: int = 8
     """Squares along one side: 8 (32 playable squares) or 10 (50)."""
 
-    first_player: str = "white"
-    """Colour name of the side that moves first: ``"white"`` or ``"black"``.
-    White's men always start on the low ranks (the high square numbers of
-    the international numbering); RULES.md "first to move"."""
+    first_player: Color = Color.WHITE
+    """The colour that moves first (``"white"``/``"black"`` are accepted and
+    stored as the :class:`~checkers_env.core.colors.Color`). White's men
+    always start on the low ranks (the high square numbers of the
+    international numbering), so this only says who opens."""
 
     men_capture_backwards: bool = False
     """Men may capture backwards (they never move backwards quietly)."""
@@ -144,8 +146,10 @@ class Rules:
         problems = []
         if self.board_size not in (8, 10):
             problems.append(f"board_size must be 8 or 10, got {self.board_size!r}")
-        if self.first_player not in ("white", "black"):
-            problems.append(f"first_player must be 'white' or 'black', got {self.first_player!r}")
+        try:
+            object.__setattr__(self, "first_player", Color.parse(self.first_player))
+        except ValueError as exc:
+            problems.append(f"first_player: {exc}")
         if not self.forced_capture and self.board_size != 8:
             problems.append("the no-mandatory-capture house rule (forced_capture=False) applies to 8x8 variants only")
         if self.capture_kings_earliest and not self.capture_most_kings and not self.capture_most_pieces:
@@ -184,10 +188,6 @@ class Rules:
         """Men each side starts with (12 or 20)."""
         return self.squares_per_row * (self.board_size // 2 - 1)
 
-    @property
-    def first_player_is_white(self) -> bool:
-        return self.first_player == "white"
-
     def replace(self, **changes) -> Rules:
         """A copy with some fields changed (validated). Unknown fields raise
         :class:`RulesError` naming the known ones."""
@@ -213,7 +213,7 @@ class Rules:
 # first, short kings, men capture forwards only, free choice among captures.
 AMERICAN = Rules(
     name="american",
-    first_player="black",
+    first_player=Color.BLACK,
     remove_captured_at_end=False,
     pdn_game_type="21,B,8,8,N1,0",
 )
@@ -304,7 +304,7 @@ POOL = Rules(
     men_capture_backwards=True,
     kings_fly=True,
     mid_capture_promotion=MidCapturePromotion.ONLY_IF_MOVE_ENDS_THERE,
-    first_player="black",
+    first_player=Color.BLACK,
     pdn_game_type="23,B,8,8,N1,0",
 )
 
