@@ -43,12 +43,14 @@ from checkers_env.core.bits import lowest_bit, popcount
 from checkers_env.core.geometry import NE, NW, SE, SW, step
 from checkers_env.core.jit import kernel
 from checkers_env.core.movegen import (
+    DRAWN,
     M_CAPT,
     M_FROM,
     M_PROMO,
     M_TO,
     MAX_MOVES,
     MOVE_FIELDS,
+    MOVER_LOSES,
     P_DRAW_PLIES,
     P_DRAW_RESET_PROMO,
     P_FORCED,
@@ -64,6 +66,7 @@ from checkers_env.core.movegen import (
     count_moves,
     generate_moves,
     has_capture,
+    judge,
     move_pieces,
 )
 
@@ -360,9 +363,10 @@ def search(root, params, ev, zob, tt, bufs, scratch, history, max_depth, max_nod
                     # quiet horizon: count the moves cheaply to see a loss or a draw
                     leaf = True
                     n = count_moves(w, b, k, t, params, bufp, scratch)
-                    if n == 0:
+                    verdict = judge(n, c, draw)
+                    if verdict == MOVER_LOSES:
                         value = -(MATE - p)
-                    elif draw > 0 and c >= draw:
+                    elif verdict == DRAWN:
                         value = 0
                     elif d == 0 and threat_ext != 0 and p < MAX_PLY - 2 and has_capture(params, opp, own, k, 1 - t):
                         # under capture threat at the horizon: every reply gets searched
@@ -376,9 +380,10 @@ def search(root, params, ev, zob, tt, bufs, scratch, history, max_depth, max_nod
                     if n < 0:
                         n = scratch[0]
                     leaf = True
-                    if n == 0:
+                    verdict = judge(n, c, draw)
+                    if verdict == MOVER_LOSES:
                         value = -(MATE - p)
-                    elif draw > 0 and c >= draw:
+                    elif verdict == DRAWN:
                         value = 0
                     elif p >= MAX_PLY - 2:
                         value = evaluate(w, b, k, t, c, params, ev)

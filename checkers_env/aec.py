@@ -78,8 +78,6 @@ wrapped env (PettingZoo 1.26 and newer).
 
 from __future__ import annotations
 
-from collections import Counter
-
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -91,24 +89,9 @@ from .core import movegen as mg
 from .core.board import Board, Move
 from .core.errors import IllegalMoveError
 from .core.variants import Rules, get_rules
-from .encoding import action_to_leg, make_tables, num_actions
+from .encoding import action_to_leg, num_actions
+from .game import STEP_TERMINATED, STEP_TRUNCATED, LegGames, write_observation
 from .observation import NUM_PLANES, PLY_SCALE
-from .vector import (
-    G_EP_PLY,
-    G_LEGS,
-    G_STATUS,
-    G_WINNER,
-    GAME_SIZE,
-    STATUS_TERMINATED,
-    STEP_CONTINUES,
-    STEP_ILLEGAL,
-    STEP_OVERFLOW,
-    STEP_TERMINATED,
-    STEP_TRUNCATED,
-    init_game,
-    step_game,
-    write_observation,
-)
 
 __all__ = ["env", "raw_env", "LegSpace", "ENV_NAME", "registered_ids"]
 
@@ -192,15 +175,8 @@ class raw_env(AECEnv, EzPickle):
         self.max_moves = int(max_moves or 0)
         size = self.rules.board_size
         self._num_actions = num_actions(size)
-        self._ply_scale = self.max_moves or PLY_SCALE
-        self._first = 0 if self.rules.first_player == "white" else 1
-        self._params = mg.make_params(self.rules)
-        self._tables = make_tables(size)
-        self._moves = mg.new_move_buffer()
-        self._scratch = mg.new_scratch()
-        self._game = np.zeros(GAME_SIZE, dtype=np.int64)
-        self._mask_scratch = np.zeros(self._num_actions, dtype=np.int8)
-        self._legal_scratch = np.zeros(self._num_actions, dtype=np.int64)
+        self._first = int(self.rules.first_player)
+        self._game = LegGames(self.rules, 1, self.max_moves, ply_scale=self.max_moves or PLY_SCALE, track_moves=False)
         self._window = None
 
         self.agents = ["player_0", "player_1"]
@@ -216,8 +192,8 @@ class raw_env(AECEnv, EzPickle):
             )
             for a in self.possible_agents
         }
-        self._start_state = Board(self.rules).state
-        self._reset_game(self._start_state)
+        self._start = Board(self.rules)
+        self._reset_game(self._start)
 
     # ---------------------------------------------------------------- spaces
 
@@ -235,45 +211,41 @@ class raw_env(AECEnv, EzPickle):
     def _agent_of(self, color: int) -> str:
         return self.possible_agents[color ^ self._first]
 
-    def _reset_game(self, state: np.ndarray) -> int:
-        self._game[:] = 0
-        self._game[: mg.STATE_SIZE] = state
-        n = init_game(self._game, self._params, self._moves, self._scratch)
-        if n < 0:
-            raise mg.MoveBufferOverflow("move buffer overflow at reset")
-        self._legs: list[int] = []
-        self._leg_turn = int(self._game[mg.S_TURN])
+    def _reset_game(self, board: Board) -> None:
+        self._game.load(0, board, episode_ply=0)
+        self._leg_turn = int(self._game.to_move(0))
         self._last_move: tuple[np.ndarray, tuple[int, ...], int] | None = None
-        self._move_start_state = self._game[: mg.STATE_SIZE].copy()
-        self._repetitions = Counter([self._position_key()])
-        return n
-
-    def _position_key(self) -> tuple[int, int, int, int]:
-        g = self._game
-        return (int(g[mg.S_WHITE]), int(g[mg.S_BLACK]), int(g[mg.S_KINGS]), int(g[mg.S_TURN]))
+        self._move_start_state = board.state
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a game; ``seed`` seeds the action spaces' samplers (the start
-        position is fixed); ``options={"fen": FEN}`` starts from that position."""
-        state = self._start_state
+        position is fixed); ``options={"fen": FEN}`` starts from that position.
+
+        A position that is already over (the side to move cannot move, or the
+        draw counter has run out) starts terminated: every agent's
+        termination is True and ``infos[agent]["outcome"]`` says why.
+        """
+        board = self._start
         if options and options.get("fen") is not None:
             board = Board(self.rules, fen=options["fen"])
-            if not board.legal_moves():
-                raise ValueError(f"cannot start from {options['fen']!r}: the side to move has no legal move")
-            state = board.state
         if seed is not None:
             # Only the action spaces sample during play; seeding the observation
             # spaces too tripled the cost of a reset.
             for i, agent in enumerate(self.possible_agents):
                 self.action_spaces[agent].seed(seed + i)
-        self._reset_game(state)
+        self._reset_game(board)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
+        over = self._game.is_over(0)
+        self.terminations = {a: over for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self._agent_of(int(self._game[mg.S_TURN]))
+        if over:
+            outcome = self._game.outcome(0)
+            for a in self.agents:
+                self.infos[a]["outcome"] = outcome
+        self.agent_selection = self._agent_of(int(self._game.to_move(0)))
 
     # ------------------------------------------------------------ observing
 
@@ -282,33 +254,25 @@ class raw_env(AECEnv, EzPickle):
         size = self.rules.board_size
         obs = np.zeros((NUM_PLANES, size, size), dtype=np.float32)
         mask = np.zeros(self._num_actions, dtype=np.int8)
-        write_observation(
-            self._game, self._color_of(agent), self._params, self._tables, self._moves, self._ply_scale,
-            obs, mask, self._legal_scratch, self._num_actions,
-        )  # fmt: skip
+        g = self._game
+        write_observation(g.games[0], self._color_of(agent), g.params, g.tables, g.moves, g.ply_scale, obs, mask,
+                          g.legal[0], self._num_actions)  # fmt: skip
         return {"observation": obs, "action_mask": mask}
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (empty once the game is over)."""
-        mask = self._mask_scratch
-        mask[:] = 0
-        n = write_observation(
-            self._game, int(self._game[mg.S_TURN]), self._params, self._tables, self._moves, self._ply_scale,
-            np.zeros((NUM_PLANES, self.rules.board_size, self.rules.board_size), dtype=np.float32),
-            mask, self._legal_scratch, self._num_actions,
-        )  # fmt: skip
-        return sorted(int(a) for a in self._legal_scratch[:n])
+        return self._game.legal_actions(0)
 
     @property
     def board(self) -> Board:
         """A :class:`~checkers_env.core.Board` of the committed position (a new object;
         legs of a move in progress are not on it)."""
-        return Board.from_state(self.rules, self._game[: mg.STATE_SIZE])
+        return self._game.board(0)
 
     @property
     def legs_taken(self) -> list[int]:
         """Actions already taken in the move in progress."""
-        return list(self._legs)
+        return self._game.legs_taken(0)
 
     @property
     def last_move(self) -> Move | None:
@@ -336,50 +300,32 @@ class raw_env(AECEnv, EzPickle):
     # -------------------------------------------------------------- stepping
 
     def step(self, action) -> None:
+        if not self.agents:
+            raise IllegalMoveError("the game is over and every agent is done: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalMoveError(
-                f"an action must be an integer in 0..{self._num_actions - 1}, got {type(action).__name__} {action!r}"
-            )
-        action = int(action)
-        turn = int(self._game[mg.S_TURN])
-        code = step_game(
-            self._game, action, self._params, self._tables, self._moves, self._scratch, self.max_moves, False
-        )
-        if code == STEP_OVERFLOW:
-            raise mg.MoveBufferOverflow(f"move buffer overflow in position {self.board.fen()}")
-        if code == STEP_ILLEGAL:
-            raise IllegalMoveError(
-                f"illegal action {action} for {agent} in position {self.board.fen()} "
-                f"(legs taken so far: {self._legs}); legal actions: {self.legal_actions()}"
-            )
+        turn = int(self._game.to_move(0))
+        try:
+            result = self._game.step(0, action)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"{agent}: {exc}") from None
         self._cumulative_rewards[agent] = 0
         self.rewards = {a: 0 for a in self.agents}
-        self._legs.append(action)
         self._leg_turn = turn
-        if code != STEP_CONTINUES:
-            self._last_move = (self._move_start_state, tuple(self._legs), turn)
-            self._move_start_state = self._game[: mg.STATE_SIZE].copy()
-            self._legs = []
-            if self.rules.repetition_draw and code not in (STEP_TERMINATED, STEP_TRUNCATED):
-                key = self._position_key()
-                self._repetitions[key] += 1
-                if self._repetitions[key] >= self.rules.repetition_draw:
-                    self._game[G_STATUS] = STATUS_TERMINATED
-                    self._game[G_WINNER] = -1
-                    code = STEP_TERMINATED
-            if code == STEP_TERMINATED:
-                winner = int(self._game[G_WINNER])
-                if winner >= 0:
-                    self.rewards[self._agent_of(winner)] = 1
-                    self.rewards[self._agent_of(1 - winner)] = -1
+        if result.move_done:
+            self._last_move = (self._move_start_state, result.legs, turn)
+            self._move_start_state = self._game.games[0, : mg.STATE_SIZE].copy()
+            if result.code == STEP_TERMINATED:
+                winner = self._game.winner(0)
+                if winner is not None:
+                    self.rewards[self._agent_of(int(winner))] = 1
+                    self.rewards[self._agent_of(1 - int(winner))] = -1
                 self.terminations = {a: True for a in self.agents}
-            elif code == STEP_TRUNCATED:
+            elif result.code == STEP_TRUNCATED:
                 self.truncations = {a: True for a in self.agents}
-            self.agent_selection = self._agent_of(int(self._game[mg.S_TURN]))
+            self.agent_selection = self._agent_of(int(self._game.to_move(0)))
         self._accumulate_rewards()
 
     # ------------------------------------------------------------- rendering
@@ -391,7 +337,8 @@ class raw_env(AECEnv, EzPickle):
             return None
         board = self.board
         # a capture in progress is marked by the squares of its legs so far
-        last = self._squares_of(self._legs, self._leg_turn) if self._legs else (self.last_move or False)
+        legs = self._game.legs_taken(0)
+        last = self._squares_of(legs, self._leg_turn) if legs else (self.last_move or False)
         if self.render_mode == "ansi":
             from .render.text import board_to_text
 
@@ -419,12 +366,12 @@ class raw_env(AECEnv, EzPickle):
     @property
     def episode_plies(self) -> int:
         """Whole moves played since reset."""
-        return int(self._game[G_EP_PLY])
+        return self._game.moves_played(0)
 
     @property
     def move_in_progress(self) -> bool:
         """Whether the agent to move is in the middle of a multi-leg capture."""
-        return int(self._game[G_LEGS]) > 0
+        return bool(self._game.legs_taken(0))
 
 
 def _register() -> list[str]:

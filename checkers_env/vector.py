@@ -7,9 +7,10 @@
     >>> out.observations.shape, out.action_masks.shape, out.rewards.shape
     ((4096, 8, 8, 8), (4096, 896), (4096, 2))
 
-Each game follows exactly the rules, action encoding (encoding.py) and
-observation planes (observation.py) of the AEC env, through the same kernels:
-the AEC env is this module's :func:`step_game` on one game. An action is one
+Each game is the leg-level game of :mod:`checkers_env.game`, stepped by its
+kernels inside one compiled loop, so it follows exactly the rules, action
+encoding (encoding.py) and observation planes (observation.py) of the AEC
+env, which steps the same game one at a time. An action is one
 leg; during a multi-capture the same player is to move again. When a game
 ends (a side cannot move, the draw rule, or the ``max_moves`` cap) the step
 reports its rewards and termination or truncation, and the game is reset to
@@ -19,15 +20,8 @@ are already those of the new game ("same-step" autoreset).
 The returned arrays are read-only views of buffers that the next ``reset`` or
 ``step`` overwrites: copy them to keep them.
 
-Per-game state (``games[e]``, int64, layout below) holds the committed
-position (movegen's state words) and the legs taken so far in the move in
-progress. The whole-move list is not stored. Most positions need none: in a
-*plain* position (no capture possible) the moves are counted and the mask
-written straight from the bitboards, and whenever every legal move is one
-leg (plain positions and most capture positions) a leg from the mask is
-applied as the whole move. Only a position with a multi-leg capture has its
-list regenerated at each leg (55-120 ns), keeping the moves that begin with
-the legs taken, which is cheaper than keeping 4096 move lists.
+Per-game state is the game words of :mod:`checkers_env.game` (its
+docstring has the layout and why no move list is stored).
 """
 
 from __future__ import annotations
@@ -41,275 +35,15 @@ from .core import movegen as mg
 from .core.board import Board
 from .core.jit import kernel
 from .core.variants import Rules, get_rules
-from .encoding import (
-    T_BIT_OF_INDEX,
-    T_FILE,
-    T_INDEX_AT,
-    T_INDEX_OF_BIT,
-    T_ROW,
-    T_SIZE,
-    action_bits,
-    make_tables,
-    next_leg_bits,
-    num_actions,
-    prefix_matches,
-    write_leg_mask,
-    write_plain_mask,
-)
-from .observation import NUM_PLANES, PLY_SCALE, write_planes
+from .encoding import make_tables, num_actions
+from .game import G_LEGS, G_WINNER, GAME_SIZE, STEP_TERMINATED, STEP_TRUNCATED, init_game, step_game, write_observation
+from .observation import NUM_PLANES, PLY_SCALE
 
-__all__ = ["VectorEnv", "VectorStep", "step_game", "init_game", "write_observation", "GAME_SIZE"]
-
-# game words: [0, STATE_SIZE) is the committed position (movegen layout), then
-G_LEGS = mg.STATE_SIZE  # legs taken so far in the move in progress
-G_START = G_LEGS + 1  # bit where the moving piece started (-1: no move in progress)
-G_POS = G_LEGS + 2  # bit where it stands now
-G_CAPT = G_LEGS + 3  # bitboard of the pieces jumped so far
-G_EP_PLY = G_LEGS + 4  # whole moves played since the episode began
-G_STATUS = G_LEGS + 5  # STATUS_* below
-G_WINNER = G_LEGS + 6  # colour of the winner once terminated, -1 for a draw
-G_NMOVES = G_LEGS + 7  # legal whole moves of the committed position
-G_LAST_FROM = G_LEGS + 8  # last whole move played: start bit, end bit, captured bitboard
-G_LAST_TO = G_LEGS + 9
-G_LAST_CAPT = G_LEGS + 10
-G_PLAIN = G_LEGS + 11  # 1 when no capture is possible in the committed position (see refresh_moves)
-G_ONE_LEG = G_LEGS + 12  # 1 when every legal move of the committed position is one leg
-G_PATH = G_LEGS + 13  # landing bits of the legs taken
-GAME_SIZE = G_PATH + mg.MAX_LEGS
-
-STATUS_ON = 0
-STATUS_TERMINATED = 1
-STATUS_TRUNCATED = 2
-
-# step_game results
-STEP_CONTINUES = 0  # a leg of a capture was taken; the same side moves again
-STEP_MOVED = 1  # a whole move was completed; the other side moves
-STEP_TERMINATED = 2  # ... and the game ended by the rules
-STEP_TRUNCATED = 3  # ... and the game reached max_moves
-STEP_ILLEGAL = -1
-STEP_OVERFLOW = -2
+__all__ = ["VectorEnv", "VectorStep"]
 
 LEGAL_CAPACITY = 64
 """Legal actions remembered per game (to clear masks and sample without scanning);
 positions with more fall back to scanning the mask."""
-
-
-@kernel(inline="always")
-def _between_bits(tables, from_bit, to_bit):
-    """Bitboard of the squares strictly between two squares on one diagonal."""
-    n = tables[T_SIZE]
-    a = tables[T_INDEX_OF_BIT + from_bit]
-    b = tables[T_INDEX_OF_BIT + to_bit]
-    r = tables[T_ROW + a]
-    f = tables[T_FILE + a]
-    dr = 1 if tables[T_ROW + b] > r else -1
-    df = 1 if tables[T_FILE + b] > f else -1
-    out = 0
-    r += dr
-    f += df
-    while r != tables[T_ROW + b]:
-        out |= 1 << tables[T_BIT_OF_INDEX + tables[T_INDEX_AT + r * n + f]]
-        r += dr
-        f += df
-    return out
-
-
-@kernel
-def init_game(game, params, moves, scratch):
-    """Clear the move in progress and the status of ``game`` (position kept) and
-    generate its moves into ``moves``; return their number (-1 on overflow)."""
-    game[G_LEGS] = 0
-    game[G_START] = -1
-    game[G_POS] = -1
-    game[G_CAPT] = 0
-    game[G_EP_PLY] = 0
-    game[G_STATUS] = STATUS_ON
-    game[G_WINNER] = -1
-    game[G_LAST_FROM] = -1
-    game[G_LAST_TO] = -1
-    game[G_LAST_CAPT] = 0
-    return refresh_moves(game, params, moves, scratch)
-
-
-@kernel(inline="always")
-def refresh_moves(game, params, moves, scratch):
-    """Note the legal moves of ``game``'s committed position; return their number (-1 on overflow).
-
-    A position where no capture is possible is *plain* (``game[G_PLAIN] = 1``):
-    its moves are one-leg steps, counted from the bitboards, and ``moves`` is
-    left alone (the mask comes from the bitboards too). Otherwise ``moves``
-    gets the whole-move list. ``game[G_NMOVES]`` is set either way.
-    """
-    white = game[mg.S_WHITE]
-    black = game[mg.S_BLACK]
-    kings = game[mg.S_KINGS]
-    turn = game[mg.S_TURN]
-    own = white if turn == 0 else black
-    opponents = black if turn == 0 else white
-    if not mg.has_capture(params, own, opponents, kings, turn):
-        n = mg.count_plain_moves(params, own, opponents, kings, turn)
-        game[G_NMOVES] = n
-        game[G_PLAIN] = 1
-        game[G_ONE_LEG] = 1
-        return n
-    n = mg.generate_moves(white, black, kings, turn, params, moves, scratch)
-    _note_moves(game, moves, n)
-    return n
-
-
-@kernel(inline="always")
-def _note_moves(game, moves, n):
-    """Note the number of moves of a generated list and whether it is plain and one-leg."""
-    game[G_NMOVES] = n
-    plain = 1
-    one_leg = 1
-    for m in range(n):
-        if moves[m, mg.M_CAPT] != 0:
-            plain = 0
-        if moves[m, mg.M_LEGS] != 1:
-            one_leg = 0
-    game[G_PLAIN] = plain
-    game[G_ONE_LEG] = one_leg
-
-
-@kernel(inline="always")
-def step_game(game, action, params, tables, moves, scratch, max_moves, trusted):
-    """Take one leg in ``game``; return a ``STEP_*`` code.
-
-    The game is left untouched on ``STEP_ILLEGAL``. Afterwards the committed
-    position's moves are noted as :func:`refresh_moves` does (``moves`` holds
-    them unless the position is plain). A
-    whole move ends the game when the side to move then has no legal move
-    (it loses), when the draw counter reaches ``draw_plies`` (draw), in that
-    order as ``Board.outcome`` does; otherwise ``max_moves > 0`` whole moves
-    since the episode began truncate it.
-
-    ``trusted=True`` promises that ``action`` is set in the game's current
-    mask: when every legal move is one leg, the move list is then not
-    regenerated (the caller's ``moves`` buffer may hold another game's).
-    """
-    state = game[: mg.STATE_SIZE]
-    if game[G_STATUS] != STATUS_ON:
-        return STEP_ILLEGAL
-    turn = state[mg.S_TURN]
-    fb, tb = action_bits(tables, action, turn)
-    if fb < 0:
-        return STEP_ILLEGAL
-    if trusted and game[G_ONE_LEG] == 1:
-        # The leg is the whole move: it takes the opponent's piece it jumps, if any,
-        # and a man ending on the far row is crowned.
-        move_from = fb
-        move_to = tb
-        move_capt = 0
-        if game[G_PLAIN] == 0:
-            move_capt = _between_bits(tables, fb, tb) & (state[mg.S_BLACK] if turn == 0 else state[mg.S_WHITE])
-        promo_row = params[mg.P_PROMO_WHITE] if turn == 0 else params[mg.P_PROMO_BLACK]
-        move_promo = ((promo_row >> tb) & 1) & (1 - ((state[mg.S_KINGS] >> fb) & 1))
-    else:
-        n = mg.generate_moves(
-            state[mg.S_WHITE], state[mg.S_BLACK], state[mg.S_KINGS], state[mg.S_TURN], params, moves, scratch
-        )
-        if n < 0:
-            return STEP_OVERFLOW
-        _note_moves(game, moves, n)
-        k = game[G_LEGS]
-        if k > 0 and fb != game[G_POS]:
-            return STEP_ILLEGAL
-        path = game[G_PATH:]
-        found = -1
-        complete = -1
-        for m in range(n):
-            if not prefix_matches(moves, m, game[G_START], k, path):
-                continue
-            frm, to = next_leg_bits(moves, m, k)
-            if frm != fb or to != tb:
-                continue
-            if moves[m, mg.M_LEGS] == k + 1:
-                complete = m
-                break
-            if found < 0:
-                found = m
-        if complete < 0 and found < 0:
-            return STEP_ILLEGAL
-        if complete < 0:
-            if k == 0:
-                game[G_START] = fb
-            game[G_PATH + k] = tb
-            game[G_POS] = tb
-            game[G_CAPT] |= _between_bits(tables, fb, tb) & moves[found, mg.M_CAPT]
-            game[G_LEGS] = k + 1
-            return STEP_CONTINUES
-        move_from = moves[complete, mg.M_FROM]
-        move_to = moves[complete, mg.M_TO]
-        move_capt = moves[complete, mg.M_CAPT]
-        move_promo = moves[complete, mg.M_PROMO]
-    game[G_LAST_FROM] = move_from
-    game[G_LAST_TO] = move_to
-    game[G_LAST_CAPT] = move_capt
-    mg.apply_move(state, params, move_from, move_to, move_capt, move_promo, state)
-    game[G_LEGS] = 0
-    game[G_START] = -1
-    game[G_POS] = -1
-    game[G_CAPT] = 0
-    game[G_EP_PLY] += 1
-    n = refresh_moves(game, params, moves, scratch)
-    if n < 0:
-        return STEP_OVERFLOW
-    draw_plies = params[mg.P_DRAW_PLIES]
-    if n == 0:
-        game[G_STATUS] = STATUS_TERMINATED
-        game[G_WINNER] = turn
-        return STEP_TERMINATED
-    if draw_plies > 0 and state[mg.S_CLOCK] >= draw_plies:
-        game[G_STATUS] = STATUS_TERMINATED
-        game[G_WINNER] = -1
-        return STEP_TERMINATED
-    if max_moves > 0 and game[G_EP_PLY] >= max_moves:
-        game[G_STATUS] = STATUS_TRUNCATED
-        return STEP_TRUNCATED
-    return STEP_MOVED
-
-
-@kernel(inline="always")
-def write_observation(game, perspective, params, tables, moves, ply_scale, obs, mask, legal, legal_cap, planes=True):
-    """Write the planes seen by ``perspective`` (colour) into ``obs`` (unless
-    ``planes`` is False) and, when that side is to move in a game still on, its
-    legal legs into ``mask`` (which must be all zeros) and ``legal``. ``moves``
-    must hold the game's move list unless the position is plain (see
-    :func:`refresh_moves`). Returns the number of legal legs written (0 for
-    the side not to move)."""
-    moving_from = -1
-    if game[G_LEGS] > 0:
-        moving_from = game[G_START]
-    if planes:
-        write_planes(
-            tables,
-            game[: mg.STATE_SIZE],
-            perspective,
-            moving_from,
-            game[G_POS],
-            game[G_CAPT],
-            params[mg.P_DRAW_PLIES],
-            ply_scale,
-            game[G_EP_PLY],
-            obs,
-        )
-    if game[G_STATUS] != STATUS_ON or perspective != game[mg.S_TURN]:
-        return 0
-    if game[G_PLAIN] == 1:
-        return write_plain_mask(tables, params, game, mask, legal, legal_cap)
-    return write_leg_mask(
-        tables,
-        moves,
-        game[G_NMOVES],
-        perspective,
-        game[G_START],
-        game[G_LEGS],
-        game[G_PATH:],
-        mask,
-        legal,
-        legal_cap,
-    )
 
 
 @kernel
@@ -475,7 +209,7 @@ class VectorEnv:
         self.num_actions = num_actions(size)
         self.observation_shape = (NUM_PLANES, size, size)
         self._ply_scale = self.max_moves or PLY_SCALE
-        self._first = 0 if self.rules.first_player == "white" else 1
+        self._first = int(self.rules.first_player)
         self._params = mg.make_params(self.rules)
         self._tables = make_tables(size)
         self._start = np.zeros(GAME_SIZE, dtype=np.int64)

@@ -355,12 +355,14 @@ class Board:
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on.
 
-        A side with no legal move loses (this is checked first); otherwise the
-        draw rule and the optional repetition rule end it drawn.
+        The rules are judged in the order of :func:`~checkers_env.core.movegen.judge`
+        (a side with no legal move loses, then the draw counter); then the
+        optional repetition rule ends it drawn.
         """
-        if not self.legal_moves():
+        verdict = mg.judge.py_func(len(self.legal_moves()), self.halfmove_clock, self.rules.draw_plies)
+        if verdict == mg.MOVER_LOSES:
             return Outcome(Termination.NO_LEGAL_MOVES, self.turn.other)
-        if self.rules.draw_plies and self.halfmove_clock >= self.rules.draw_plies:
+        if verdict == mg.DRAWN:
             return Outcome(Termination.DRAW_RULE, None)
         if self.rules.repetition_draw and self._repetitions[self._position_key()] >= self.rules.repetition_draw:
             return Outcome(Termination.REPETITION, None)

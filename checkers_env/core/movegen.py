@@ -57,6 +57,10 @@ __all__ = [
     "has_capture",
     "count_plain_moves",
     "move_pieces",
+    "judge",
+    "ONGOING",
+    "MOVER_LOSES",
+    "DRAWN",
 ]
 
 # state words
@@ -724,6 +728,36 @@ def apply_move(state, params, move_from, move_to, captured, promo, out):
     out[S_TURN] = 1 - turn
     out[S_CLOCK] = clock
     out[S_PLY] = ply + 1
+
+
+# what judge() says of a position
+ONGOING = 0
+MOVER_LOSES = 1
+DRAWN = 2
+
+
+@kernel(inline="always")
+def judge(legal_moves, clock, draw_plies):
+    """How the rules end a position: the one statement of the end-of-game order.
+
+    ``legal_moves`` is the number of legal whole moves of the side to move,
+    ``clock`` the plies since the last capture (or promotion), ``draw_plies``
+    the variant's draw rule (0: none). In this order:
+
+    1. no legal move: the side to move loses (``MOVER_LOSES``), even when the
+       draw counter has run out too;
+    2. the draw counter has reached ``draw_plies``: drawn (``DRAWN``);
+    3. otherwise the game goes on (``ONGOING``).
+
+    Rules that need the game's history (threefold repetition) and caps that
+    are not rules (a ``max_moves`` truncation) are checked by their owners
+    after this.
+    """
+    if legal_moves == 0:
+        return MOVER_LOSES
+    if draw_plies > 0 and clock >= draw_plies:
+        return DRAWN
+    return ONGOING
 
 
 @kernel(allocates=True)

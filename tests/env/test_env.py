@@ -8,7 +8,7 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
 from checkers_env.aec import LegSpace, env, raw_env
-from checkers_env.core import Board, IllegalMoveError
+from checkers_env.core import WHITE, Board, IllegalMoveError, Termination
 from checkers_env.encoding import move_to_actions
 
 from .conftest import CONFIG_IDS, CONFIGS, random_positions
@@ -192,10 +192,26 @@ def test_step_after_game_over_follows_pettingzoo():
     assert e.agents == []
 
 
-def test_reset_rejects_finished_positions_and_bad_fen():
+def test_reset_to_a_finished_position_reports_the_game_over():
     e = raw_env("american")
-    with pytest.raises(ValueError, match="no legal move"):
-        e.reset(options={"fen": "B:W18:B"})
+    e.reset(options={"fen": "B:W18:B"})  # Black to move has no piece
+    assert all(e.terminations.values()) and set(e.rewards.values()) == {0}
+    outcome = e.infos["player_0"]["outcome"]
+    assert outcome.termination == Termination.NO_LEGAL_MOVES and outcome.winner == WHITE
+    assert e.legal_actions() == [] and not e.observe(e.agent_selection)["action_mask"].any()
+    # the draw counter has run out: the game is drawn at reset, not started live
+    e.reset(options={"fen": "B:W18:B5:H80"})
+    assert all(e.terminations.values())
+    assert e.infos["player_0"]["outcome"].termination == Termination.DRAW_RULE
+    e.step(None)  # the dead steps of a finished game work as usual
+    e.step(None)
+    assert e.agents == []
+    with pytest.raises(IllegalMoveError, match="call reset"):
+        e.step(0)
+
+
+def test_reset_rejects_a_bad_fen():
+    e = raw_env("american")
     with pytest.raises(ValueError):
         e.reset(options={"fen": "not a fen"})
 

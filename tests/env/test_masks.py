@@ -7,7 +7,7 @@ import pytest
 
 from checkers_env.core import movegen as mg
 from checkers_env.encoding import make_tables, num_actions
-from checkers_env.vector import (
+from checkers_env.game import (
     G_LAST_CAPT,
     G_LAST_FROM,
     G_LAST_TO,
