@@ -499,7 +499,10 @@ class LegGames:
         self._repeated[i] = False
         if self.rules.repetition_draw:
             self._seen[i] = Counter(_history_keys(board))
-            if self.status(i) == STATUS_ON and self._seen[i][_position_key(self.games[i])] >= self.rules.repetition_draw:
+            if (
+                self.status(i) == STATUS_ON
+                and self._seen[i][_position_key(self.games[i])] >= self.rules.repetition_draw
+            ):
                 self._end_by_repetition(i)
 
     def reset(self, i: int) -> None:
