@@ -1,22 +1,29 @@
-"""Players: the agent protocol, the random and minimax baselines, and the spec registry.
+"""Players: the agent protocol and spec registry, random, minimax, the learned players, checkpoints.
 
 ``make_agent("minimax:4", variant="russian", seed=1)`` builds any agent a
-command line can name; see :mod:`agents.base`.
+command line can name; see :mod:`agents.base`. Importing this package loads
+no torch: the learned players (:mod:`agents.learned`), their networks and
+checkpoints (:mod:`agents.checkpoint`) are imported when first used.
 """
 
 from __future__ import annotations
 
-import os
-
-# torch's OpenMP threads spin while waiting for work; on a machine where other
-# processes (self-play workers, other jobs) keep cores busy, spinning threads
-# made a training step 2.3 times slower than one thread (1.25 times when passive).
-# OpenMP reads the variable when torch loads, so it is set before any import of it.
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-
-from .base import Agent, AgentSpecError, agent_kinds, make_agent, register_agent_kind, register_agent_loader
+from .base import (
+    Agent,
+    AgentSpecError,
+    agent_kinds,
+    make_agent,
+    parse_options,
+    register_agent_kind,
+    register_agent_loader,
+)
 from .minimax import MinimaxAgent, SearchInfo
 from .random_agent import RandomAgent
+
+# checkpoints need torch: their loader is named here and imported on first use
+register_agent_loader(
+    ".pt", "agents.checkpoint:load_agent_spec", "PATH.pt[:sims=N,time=SECONDS] (a trained checkpoint)"
+)
 
 __all__ = [
     "Agent",
@@ -26,6 +33,7 @@ __all__ = [
     "SearchInfo",
     "agent_kinds",
     "make_agent",
+    "parse_options",
     "register_agent_kind",
     "register_agent_loader",
 ]

@@ -13,11 +13,21 @@ Agents are named on command lines by *specs*::
     minimax:4              alpha-beta to depth 4 (plies)
     minimax:8:0.5          depth 8 or 0.5 seconds a move, whichever ends first
     minimax:nodes=20000    20,000 nodes a move (keys: depth, time, nodes)
-    runs/x/best.pt         a checkpoint, loaded by agents.checkpoint.load_agent
+    runs/x/best.pt         a checkpoint (as trained)
+    runs/x/best.pt:sims=128,time=0.2
+                           with options: 128 simulations, at most 0.2 s a move
 
-:func:`make_agent` turns a spec into an agent. New kinds plug in with
-:func:`register_agent_kind` (``name:args`` specs) or
-:func:`register_agent_loader` (file paths by suffix).
+:func:`make_agent` turns a spec into an agent. This module is the ground
+floor of the package: it knows no kind of agent. Each kind registers itself
+with :func:`register_agent_kind` (``name:args`` specs) or
+:func:`register_agent_loader` (file paths by suffix, with options after a
+colon); a loader may be given as ``"module:function"`` text, imported on
+first use, so that naming it costs nothing (checkpoints need torch).
+
+Agents that can play many games at once (a network searching all of them in
+one batch) override :meth:`Agent.select_moves`; the arena calls it with
+every game waiting for the agent. An agent whose thinking can be bounded in
+time has a writable ``time`` attribute (seconds a move, 0: no bound).
 """
 
 from __future__ import annotations
@@ -25,7 +35,8 @@ from __future__ import annotations
 import abc
 import importlib
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -38,6 +49,7 @@ __all__ = [
     "register_agent_kind",
     "register_agent_loader",
     "agent_kinds",
+    "parse_options",
 ]
 
 
@@ -70,6 +82,15 @@ class Agent(abc.ABC):
     def select_move(self, board: Board) -> Move:
         """A legal move for the side to move on ``board`` (which must not be over). ``board`` is left unchanged."""
 
+    def select_moves(self, boards: Sequence[Board]) -> list[Move]:
+        """A legal move for each of several boards (none over; left unchanged).
+
+        The default plays them one after the other with :meth:`select_move`;
+        agents that batch their thinking over games (a network's MCTS)
+        override it.
+        """
+        return [self.select_move(board) for board in boards]
+
     def select_action(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """An action index whose ``mask`` entry is non-zero, for the environment's action encoding.
 
@@ -85,11 +106,11 @@ class Agent(abc.ABC):
 
 # A kind factory gets (argument text after "name:", or "" if none; variant; seed).
 KindFactory = Callable[[str, str, "int | None"], Agent]
-# A loader gets (path, variant, seed).
-PathLoader = Callable[[str, str, "int | None"], Agent]
+# A loader gets (path, option text after "PATH:", or ""; variant; seed).
+PathLoader = Callable[[str, str, str, "int | None"], Agent]
 
 _KINDS: dict[str, tuple[KindFactory, str]] = {}
-_LOADERS: dict[str, tuple[PathLoader, str]] = {}
+_LOADERS: dict[str, tuple[PathLoader | str, str]] = {}
 
 
 def register_agent_kind(name: str, factory: KindFactory, usage: str) -> None:
@@ -101,14 +122,43 @@ def register_agent_kind(name: str, factory: KindFactory, usage: str) -> None:
     _KINDS[name.lower()] = (factory, usage)
 
 
-def register_agent_loader(suffix: str, loader: PathLoader, usage: str) -> None:
-    """Make specs that are file paths ending in ``suffix`` load with ``loader(path, variant, seed)``."""
+def register_agent_loader(suffix: str, loader: PathLoader | str, usage: str) -> None:
+    """Make specs ``PATH<suffix>`` and ``PATH<suffix>:OPTIONS`` load with ``loader(path, options, variant, seed)``.
+
+    ``loader`` may be ``"module:function"`` text: the module is imported the
+    first time such a spec is used. The loader raises :class:`AgentSpecError`
+    for a file or options it cannot use.
+    """
     _LOADERS[suffix.lower()] = (loader, usage)
 
 
 def agent_kinds() -> list[str]:
     """Usage lines of every registered spec form."""
     return [usage for _, usage in _KINDS.values()] + [usage for _, usage in _LOADERS.values()]
+
+
+def _resolve(loader: PathLoader | str) -> PathLoader:
+    if callable(loader):
+        return loader
+    module_name, _, attr = loader.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except ImportError as exc:
+        raise AgentSpecError(f"the loader {loader!r} cannot be imported: {exc}") from None
+
+
+def _split_path_spec(text: str) -> tuple[str, str, PathLoader | str] | None:
+    """``(path, options, loader)`` when ``text`` names a file of a registered suffix, else None."""
+    lowered = text.lower()
+    for suffix, (loader, _) in _LOADERS.items():
+        # the suffix ends the path: at the end of the spec, or before ":options"
+        for match in re.finditer(re.escape(suffix), lowered):
+            end = match.end()
+            if end == len(text):
+                return text, "", loader
+            if text[end] == ":" and not os.path.exists(text):
+                return text[:end], text[end + 1 :], loader
+    return None
 
 
 def make_agent(spec: str, variant: str = "american", seed: int | None = None) -> Agent:
@@ -120,12 +170,14 @@ def make_agent(spec: str, variant: str = "american", seed: int | None = None) ->
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"an agent spec must be a non-empty string, got {spec!r}; {_known()}")
     text = spec.strip()
-    lowered = text.lower()
-    for suffix, (loader, _) in _LOADERS.items():
-        if lowered.endswith(suffix):
-            agent = loader(text, variant, seed)
-            agent.name = getattr(agent, "name", None) or text
-            return agent
+    found = _split_path_spec(text)
+    if found is not None:
+        path, options, loader = found
+        if not os.path.isfile(path):
+            raise AgentSpecError(f"{path!r} not found (an agent spec ending in a file suffix names a file)")
+        agent = _resolve(loader)(path, options, variant, seed)
+        agent.name = getattr(agent, "name", None) or text
+        return agent
     name, _, args = text.partition(":")
     entry = _KINDS.get(name.lower())
     if entry is None:
@@ -139,25 +191,22 @@ def _known() -> str:
     return "known forms: " + "; ".join(agent_kinds())
 
 
-def _load_checkpoint(path: str, variant: str, seed: int | None) -> Agent:
-    """Loader for ``*.pt`` specs: ``agents.checkpoint.load_agent(path, variant)``."""
-    if not os.path.isfile(path):
-        raise AgentSpecError(f"checkpoint {path!r} not found (agent specs ending in .pt name a checkpoint file)")
-    try:
-        module = importlib.import_module("agents.checkpoint")
-    except ImportError as exc:
-        raise AgentSpecError(
-            f"cannot load checkpoint {path!r}: the learned-agent loader agents.checkpoint is not available ({exc})"
-        ) from None
-    try:
-        agent = module.load_agent(path, variant)
-    except AgentSpecError:
-        raise
-    except Exception as exc:  # a corrupt or mismatched file: report it as bad input
-        raise AgentSpecError(f"cannot load checkpoint {path!r} for variant {variant!r}: {exc}") from exc
-    if seed is not None and hasattr(agent, "reset"):
-        agent.reset(seed)
-    return agent
+def parse_options(text: str, known: dict[str, Callable[[str], object]], spec: str, usage: str) -> dict:
+    """Options ``key=value`` separated by commas (or colons) as a dict, each value converted by ``known[key]``.
 
-
-register_agent_loader(".pt", _load_checkpoint, "PATH.pt (a trained checkpoint)")
+    Raises :class:`AgentSpecError` naming ``spec`` and ``usage`` for an unknown
+    key, a missing value or a value that does not convert.
+    """
+    out: dict = {}
+    if not text:
+        return out
+    for part in re.split(r"[,:]", text):
+        key, _, value = part.partition("=")
+        key = key.strip().lower()
+        if key not in known or not value.strip():
+            raise AgentSpecError(f"bad option {part!r} in {spec!r}; use {usage}")
+        try:
+            out[key] = known[key](value.strip())
+        except ValueError as exc:
+            raise AgentSpecError(f"bad value in option {part!r} of {spec!r}: {exc}; use {usage}") from None
+    return out

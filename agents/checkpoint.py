@@ -8,42 +8,59 @@ A checkpoint is a ``torch.save`` dict of plain values and tensors (it loads
 with ``weights_only=True``)::
 
     format      "checkers-env-agent"
-    version     1
+    version     2
     algo        "alphazero" (plays with its MCTS) or "ppo" (plays its policy)
     variant     the rules' name; board_size
     net         NetConfig fields (channels, blocks, value_hidden)
     weights     the network's state_dict
     mcts        MCTSConfig fields (alphazero)
     meta        free-form facts about the run (step, minutes, scores)
+    digest      SHA-256 of the weights (tensor_digest): flipped bytes are caught
 
-Files are written atomically (a temporary file in the same folder, then
-``os.replace``), so an interrupted write never leaves a half file behind.
+Files are written atomically (:func:`checkers_env.core.files.atomic_write`),
+so an interrupted write never leaves a half file behind.
 Loading checks everything a user can get wrong and raises
 :class:`CheckpointError` naming it: a missing or corrupt file, a file that is
-not an agent checkpoint, another variant, a network size other than the one
-asked for.
+not an agent checkpoint, weights whose digest does not match (damaged
+bytes) or that are not finite (NaN or infinite: such a network would play
+nonsense), another variant, a network size other than the one asked for.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
-import tempfile
+import re
 from dataclasses import asdict, fields
-from typing import Any
 
+import numpy as np
 import torch
 
 from checkers_env.core.errors import UnknownVariantError
+from checkers_env.core.files import atomic_write
 from checkers_env.core.variants import Rules, get_rules
 
-from .base import Agent, AgentSpecError
+from .base import Agent, AgentSpecError, parse_options
 from .mcts import MCTSConfig
 from .networks import NetConfig, PolicyValueNet
 
-__all__ = ["CheckpointError", "FORMAT", "VERSION", "save_agent", "read_checkpoint", "load_network", "load_agent"]
+__all__ = [
+    "CheckpointError",
+    "FORMAT",
+    "VERSION",
+    "save_agent",
+    "read_checkpoint",
+    "load_network",
+    "load_agent",
+    "load_agent_spec",
+    "tensor_digest",
+    "check_finite",
+    "load_trusted",
+]
 
 FORMAT = "checkers-env-agent"
-VERSION = 1
+VERSION = 2
+"""Version written; 2 added the weights' digest. Version 1 files (no digest) still load."""
 ALGOS = ("alphazero", "ppo")
 
 
@@ -51,22 +68,62 @@ class CheckpointError(AgentSpecError):
     """A checkpoint that is missing, corrupt, or does not fit what was asked for."""
 
 
-def atomic_torch_save(obj: Any, path: str | os.PathLike) -> None:
-    """``torch.save`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
+def tensor_digest(obj: object) -> str:
+    """SHA-256 of every tensor and array in ``obj`` (nested dicts, lists and tuples), with their
+    names, shapes and dtypes, in a fixed order: a checksum of a network's (or a state's) weights."""
+    digest = hashlib.sha256()
+
+    def walk(x: object, name: str) -> None:
+        if isinstance(x, torch.Tensor):
+            t = x.detach().cpu().contiguous()
+            digest.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+            digest.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+        elif isinstance(x, np.ndarray):
+            digest.update(f"{name}|{x.dtype}|{x.shape}|".encode())
+            digest.update(np.ascontiguousarray(x).tobytes())
+        elif isinstance(x, dict):
+            for key in sorted(x, key=str):
+                walk(x[key], f"{name}/{key}")
+        elif isinstance(x, (list, tuple)):
+            for i, item in enumerate(x):
+                walk(item, f"{name}[{i}]")
+
+    walk(obj, "")
+    return digest.hexdigest()
+
+
+def check_finite(weights: dict[str, torch.Tensor], path: str) -> None:
+    """Raise :class:`CheckpointError` naming ``path`` and the first tensor with a NaN or infinite value."""
+    for key, value in weights.items():
+        if isinstance(value, torch.Tensor) and value.is_floating_point() and not torch.isfinite(value).all():
+            raise CheckpointError(
+                f"checkpoint {path!r} has non-finite weights (NaN or infinite values in {key!r}): "
+                "the network would play nonsense; use an earlier checkpoint"
+            )
+
+
+def load_trusted(path: str, what: str) -> object:
+    """``torch.load(path, weights_only=True)``: tensors and plain values only, never code.
+
+    A file that needs anything else (a pickled class or function, which
+    loading would run) is refused with :class:`CheckpointError`, as is a
+    missing, truncated or corrupt file; ``what`` names the kind of file.
+    """
+    if not os.path.isfile(path):
+        raise CheckpointError(f"{what} {path!r} not found")
     try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(obj, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:
+        text = str(exc)
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", text)
+        if found:
+            raise CheckpointError(
+                f"{what} {path!r} holds an object other than tensors and plain values ({found.group(1)}); refusing "
+                "to load it (unpickling it could run any code). Only open such files from a source you trust."
+            ) from None
+        reason = re.search(r"WeightsUnpickler error: \s*(.+)", text)
+        detail = reason.group(1).strip() if reason else text.splitlines()[0]
+        raise CheckpointError(f"{what} {path!r} is corrupt or not a torch file ({detail[:200]})") from None
 
 
 def save_agent(
@@ -91,7 +148,8 @@ def save_agent(
         "mcts": asdict(mcts_config) if mcts_config is not None else None,
         "meta": dict(meta or {}),
     }
-    atomic_torch_save(data, path)
+    data["digest"] = tensor_digest(data["weights"])
+    atomic_write(path, lambda fh: torch.save(data, fh))
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict:
@@ -101,25 +159,30 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
     an agent checkpoint of a known version.
     """
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise CheckpointError(f"checkpoint {path!r} not found")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:
-        raise CheckpointError(f"checkpoint {path!r} is corrupt or not a torch file: {exc}") from None
+    data = load_trusted(path, "checkpoint")
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(
             f"{path!r} is not an agent checkpoint (expected format {FORMAT!r}, "
             f"got {data.get('format') if isinstance(data, dict) else type(data).__name__!r}); "
             "training-state files (train_state.pt) are not agents: use best.pt or a checkpoint under agents/"
         )
-    if data.get("version") != VERSION:
-        raise CheckpointError(f"checkpoint {path!r} has version {data.get('version')!r}, this code reads {VERSION}")
+    if data.get("version") not in (1, VERSION):
+        raise CheckpointError(f"checkpoint {path!r} has version {data.get('version')!r}, this code reads 1 and {VERSION}")
+    if data["version"] >= 2 and "digest" not in data:
+        raise CheckpointError(f"checkpoint {path!r} lacks the digest of its weights")
     for key in ("algo", "variant", "board_size", "net", "weights"):
         if key not in data:
             raise CheckpointError(f"checkpoint {path!r} lacks the field {key!r}")
     if data["algo"] not in ALGOS:
         raise CheckpointError(f"checkpoint {path!r} has unknown algo {data['algo']!r} (known: {', '.join(ALGOS)})")
+    if not isinstance(data["weights"], dict):
+        raise CheckpointError(f"checkpoint {path!r} has no weights dict")
+    if "digest" in data and data["digest"] != tensor_digest(data["weights"]):
+        raise CheckpointError(
+            f"checkpoint {path!r} is damaged: its weights do not match the digest stored with them "
+            "(flipped or altered bytes)"
+        )
+    check_finite(data["weights"], path)
     return data
 
 
@@ -155,8 +218,8 @@ def load_agent(
     *,
     seed: int | None = None,
     simulations: int | None = None,
+    time: float = 0.0,
     device: str = "cpu",
-    threads: int | None = 1,
     **net_overrides: int,
 ) -> Agent:
     """The arena agent stored in ``path``.
@@ -167,23 +230,24 @@ def load_agent(
             on (``None``: that one).
         seed: the agent's random generator seed (tie-breaking).
         simulations: MCTS simulations per searched leg (alphazero; default: as trained).
+        time: seconds a move may take (alphazero; 0: no bound).
         device: torch device of the network.
-        threads: torch CPU threads to use (``None`` leaves torch's setting): 1 by default,
-            since the arena runs one game per core and small nets slow down badly when
-            their threads compete.
         **net_overrides: the expected network size (``channels=``, ``blocks=``);
             a mismatch raises :class:`CheckpointError`.
 
-    AlphaZero checkpoints play with their MCTS (:class:`~agents.alphazero.MCTSAgent`),
-    PPO checkpoints with their policy (:class:`~agents.ppo.PolicyAgent`).
+    AlphaZero checkpoints play with their MCTS (:class:`~agents.learned.MCTSAgent`),
+    PPO checkpoints with their policy (:class:`~agents.learned.PolicyAgent`).
+    Torch's thread count is the caller's to set (entry points do).
     """
+    from .learned import MCTSAgent, PolicyAgent
+
     path = os.fspath(path)
     data = read_checkpoint(path)
     if variant is None:
         rules = get_rules(data["variant"])
     else:
         try:
-            rules = variant if isinstance(variant, Rules) else get_rules(variant)
+            rules = get_rules(variant)
         except UnknownVariantError as exc:
             raise CheckpointError(str(exc)) from None
     if rules.name != data["variant"] or rules.board_size != data["board_size"]:
@@ -192,18 +256,41 @@ def load_agent(
             f"pass --variant {data['variant']} or use a checkpoint trained on {rules.name!r}"
         )
     net = load_network(data, path, **net_overrides)
-    if threads is not None:
-        torch.set_num_threads(int(threads))
     name = os.path.basename(path)
     if data["algo"] == "alphazero":
-        from .alphazero import MCTSAgent
-
         stored = data.get("mcts") or {}
         known = {f.name for f in fields(MCTSConfig)}
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
         if simulations is not None:
             mcts = MCTSConfig(**{**asdict(mcts), "simulations": int(simulations)})
-        return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name)
-    from .ppo import PolicyAgent
-
+        return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time)
+    if simulations is not None or time:
+        raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search (no sims or time)")
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
+
+
+_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float}
+_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS"
+
+
+def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
+    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S]``.
+
+    ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
+    a move may take; without them the checkpoint plays as it was trained.
+    """
+    spec = f"{path}:{options}" if options else path
+    opts = parse_options(options, _SPEC_OPTIONS, spec, _SPEC_USAGE)
+    sims = opts.get("sims", opts.get("simulations"))
+    if sims is not None and sims < 2:
+        raise AgentSpecError(f"sims must be at least 2 in {spec!r}")
+    if opts.get("time", 0.0) < 0:
+        raise AgentSpecError(f"time must not be negative in {spec!r}")
+    try:
+        agent = load_agent(path, variant, seed=seed, simulations=sims, time=opts.get("time", 0.0))
+    except AgentSpecError:
+        raise
+    except Exception as exc:  # a corrupt or mismatched file: report it as bad input
+        raise AgentSpecError(f"cannot load checkpoint {path!r} for variant {variant!r}: {exc}") from exc
+    agent.name = spec
+    return agent

@@ -13,11 +13,12 @@ Each node records the colour that chose the action leading to it (``mover``)
 and the colour to move in it (``turn``); a value is added with its sign for
 the mover, which flips only when the player to move changes, never per ply.
 
-Node state is the per-game int64 word array of :mod:`checkers_env.vector`
-(committed position, legs taken in the move in progress). A node's state is
-made only when the search first reaches it: the parent's words are copied
-and :func:`checkers_env.vector.step_game` takes the leg. Copies are 46 words,
-so search needs no undo.
+The trees are one :class:`Tree` of arrays, ``[B, N]`` for node fields (B
+trees of at most N nodes), as mctx keeps its search state. Node state is the
+game words of :mod:`checkers_env.game` (committed position, legs taken in the
+move in progress). A node's state is made only when the search first reaches
+it: the parent's words are copied and :func:`checkers_env.game.step_game`
+takes the leg. Copies are 47 words, so search needs no undo.
 
 A new node with a single legal leg (a forced capture, the only move) is not
 sent to the network: it gets its one child at once and the descent goes on
@@ -36,31 +37,39 @@ over the action space (``float32[B, num_actions]``), and the root value.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from checkers_env.core import movegen as mg
-from checkers_env.core.board import Board
 from checkers_env.core.jit import kernel
 from checkers_env.core.variants import Rules, get_rules
 from checkers_env.encoding import make_tables, num_actions
-from checkers_env.observation import NUM_PLANES, PLY_SCALE
-from checkers_env.vector import (
-    G_EP_PLY,
+from checkers_env.game import (
     G_WINNER,
     GAME_SIZE,
     STEP_ILLEGAL,
     STEP_OVERFLOW,
     STEP_TERMINATED,
-    init_game,
     refresh_moves,
     step_game,
     write_observation,
 )
+from checkers_env.observation import NUM_PLANES, PLY_SCALE
 
-__all__ = ["MCTSConfig", "BatchedMCTS", "Evaluator", "game_from_board", "uniform_evaluator"]
+__all__ = [
+    "MCTSConfig",
+    "BatchedMCTS",
+    "Evaluator",
+    "Tree",
+    "LeafBatch",
+    "ROOT_INDEX",
+    "UNVISITED",
+    "uniform_evaluator",
+]
 
 Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 """``(obs float32[k, 8, N, N], mask int8[k, A]) -> (priors float32[k, A], values float32[k])``.
@@ -102,137 +111,243 @@ class MCTSConfig:
             raise ValueError(f"dirichlet_fraction must be in [0, 1], got {self.dirichlet_fraction!r}")
 
 
-# ---------------------------------------------------------------- kernels
+# ---------------------------------------------------------------- search state
+
+ROOT_INDEX = 0
+"""Node index of every tree's root."""
+UNVISITED = -1
+"""``child_start`` of a node not yet expanded, ``slot`` of a node whose state is not yet made."""
 
 LEAF_NONE = 0  # tree inactive this round
 LEAF_EVAL = 1  # a leaf was written to the batch and waits for the network
 LEAF_DONE = 2  # the walk ended on a terminal node and was backed up already
 
 
+class Tree(NamedTuple):
+    """The search state of ``B`` trees of at most ``N`` nodes and ``S`` game states each.
+
+    Node ``ROOT_INDEX`` is each tree's root; a node's children are the
+    contiguous nodes ``child_start .. child_start + n_children - 1``.
+    Values are for the colour that chose the leg into the node (``mover``).
+    """
+
+    child_start: np.ndarray
+    """``int32[B, N]``: index of the first child, ``UNVISITED`` until expanded."""
+    n_children: np.ndarray
+    """``int32[B, N]``: number of children (legal legs of the node's state)."""
+    action: np.ndarray
+    """``int32[B, N]``: the leg (action index) that leads into the node."""
+    prior: np.ndarray
+    """``float32[B, N]``: the network's prior of that leg (root priors carry the self-play noise)."""
+    visits: np.ndarray
+    """``int32[B, N]``: simulations that went through the node."""
+    value_sum: np.ndarray
+    """``float32[B, N]``: sum of the values backed up through the node, for ``mover``."""
+    mover: np.ndarray
+    """``int8[B, N]``: colour that chose the leg into the node (the root: the colour to move)."""
+    turn: np.ndarray
+    """``int8[B, N]``: colour to move in the node's state (-1 until the state is made)."""
+    slot: np.ndarray
+    """``int32[B, N]``: row of the node's state in ``states``, ``UNVISITED`` until made."""
+    terminal: np.ndarray
+    """``int8[B, N]``: 1 when the game is over in the node's state."""
+    term_value: np.ndarray
+    """``float32[B, N]``: exact value of a terminal node for ``mover``."""
+    states: np.ndarray
+    """``int64[B, S, GAME_SIZE]``: game words of the nodes whose state is made."""
+    n_states: np.ndarray
+    """``int32[B]``: rows of ``states`` in use."""
+    n_nodes: np.ndarray
+    """``int32[B]``: nodes in use."""
+
+
+class LeafBatch(NamedTuple):
+    """One round's walk: the path to each tree's leaf and the leaves sent to the network."""
+
+    path: np.ndarray
+    """``int32[B, S + 1]``: nodes from the root to the leaf."""
+    path_len: np.ndarray
+    """``int32[B]``: nodes on the path."""
+    obs: np.ndarray
+    """``float32[B, 8, N, N]``: observation planes of each leaf."""
+    masks: np.ndarray
+    """``int8[B, A]``: legal legs of each leaf."""
+    legal: np.ndarray
+    """``int64[B, A]``: the legal legs as a list (``n_legal`` of them)."""
+    n_legal: np.ndarray
+    """``int64[B]``: number of legal legs of each leaf."""
+    status: np.ndarray
+    """``int8[B]``: ``LEAF_NONE`` (inactive), ``LEAF_EVAL`` (waits for the network), ``LEAF_DONE``."""
+
+
+def new_tree(num_trees: int, max_nodes: int, max_states: int) -> Tree:
+    """Empty arrays for :class:`Tree`."""
+    b, n = num_trees, max_nodes
+    return Tree(
+        child_start=np.full((b, n), UNVISITED, dtype=np.int32),
+        n_children=np.zeros((b, n), dtype=np.int32),
+        action=np.zeros((b, n), dtype=np.int32),
+        prior=np.zeros((b, n), dtype=np.float32),
+        visits=np.zeros((b, n), dtype=np.int32),
+        value_sum=np.zeros((b, n), dtype=np.float32),
+        mover=np.zeros((b, n), dtype=np.int8),
+        turn=np.zeros((b, n), dtype=np.int8),
+        slot=np.full((b, n), UNVISITED, dtype=np.int32),
+        terminal=np.zeros((b, n), dtype=np.int8),
+        term_value=np.zeros((b, n), dtype=np.float32),
+        states=np.zeros((b, max_states, GAME_SIZE), dtype=np.int64),
+        n_states=np.zeros(b, dtype=np.int32),
+        n_nodes=np.zeros(b, dtype=np.int32),
+    )
+
+
+def new_leaf_batch(num_trees: int, max_states: int, board_size: int) -> LeafBatch:
+    """Empty arrays for :class:`LeafBatch`."""
+    a = num_actions(board_size)
+    return LeafBatch(
+        path=np.zeros((num_trees, max_states + 1), dtype=np.int32),
+        path_len=np.zeros(num_trees, dtype=np.int32),
+        obs=np.zeros((num_trees, NUM_PLANES, board_size, board_size), dtype=np.float32),
+        masks=np.zeros((num_trees, a), dtype=np.int8),
+        legal=np.zeros((num_trees, a), dtype=np.int64),
+        n_legal=np.zeros(num_trees, dtype=np.int64),
+        status=np.zeros(num_trees, dtype=np.int8),
+    )
+
+
+# ---------------------------------------------------------------- kernels
+
+
 @kernel
-def _backup(b, path, depth, leaf_turn, v, visits, value_sum, mover, turn, discount):
+def _backup(tree, b, path, depth, leaf_turn, v, discount):
     """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``, times ``discount``
     for every whole move between the leaf and each node (a node's incoming leg ended a move when the
     side to move changed across it)."""
     for i in range(depth, -1, -1):
         node = path[b, i]
-        visits[b, node] += 1
-        if mover[b, node] == leaf_turn:
-            value_sum[b, node] += v
+        tree.visits[b, node] += 1
+        if tree.mover[b, node] == leaf_turn:
+            tree.value_sum[b, node] += v
         else:
-            value_sum[b, node] -= v
-        if turn[b, node] != mover[b, node]:
+            tree.value_sum[b, node] -= v
+        if tree.turn[b, node] != tree.mover[b, node]:
             v *= discount
 
 
+@kernel(inline="always")
+def _new_child(tree, b, c, a, p, t):
+    """Make node ``c`` of tree ``b``: reached by leg ``a`` with prior ``p``, chosen by colour ``t``; not yet visited."""
+    tree.action[b, c] = a
+    tree.prior[b, c] = p
+    tree.visits[b, c] = 0
+    tree.value_sum[b, c] = 0.0
+    tree.mover[b, c] = t
+    tree.turn[b, c] = -1
+    tree.slot[b, c] = UNVISITED
+    tree.terminal[b, c] = 0
+    tree.child_start[b, c] = UNVISITED
+    tree.n_children[b, c] = 0
+
+
+@kernel(inline="always")
+def _make_state(tree, b, node, parent, params, tables, moves, scratch):
+    """Make ``node``'s state from its parent's by its leg; return the step code."""
+    s = tree.n_states[b]
+    src = tree.slot[b, parent]
+    for w in range(tree.states.shape[2]):
+        tree.states[b, s, w] = tree.states[b, src, w]
+    code = step_game(tree.states[b, s], tree.action[b, node], params, tables, moves, scratch, 0, False)
+    tree.n_states[b] = s + 1
+    tree.slot[b, node] = s
+    tree.turn[b, node] = tree.states[b, s, mg.S_TURN]
+    return code
+
+
 @kernel
-def _select_leaves(
-    active, c_puct, fpu_reduction, discount, params, tables, moves, scratch,
-    child_start, n_children, action, prior, visits, value_sum, mover, turn, slot, terminal, term_value,
-    states, n_states, n_nodes, path, path_len, obs, masks, legal, n_legal, status,
-):  # fmt: skip
-    """Descend each active tree to a leaf; write the leaves that need the network into ``obs``/``masks``.
+def _select_leaves(active, c_puct, fpu_reduction, discount, params, tables, moves, scratch, tree, leaves):
+    """Descend each active tree to a leaf; write the leaves that need the network into ``leaves``.
 
     A new node with a single legal leg (a forced capture, or the only move) is
     not evaluated: it gets its one child at once and the walk goes on through
     it, so forced sequences cost no network call and the search sees past them.
     """
     n_trees = active.shape[0]
-    cap_states = states.shape[1]
-    cap_nodes = child_start.shape[1]
+    cap_states = tree.states.shape[1]
+    cap_nodes = tree.child_start.shape[1]
+    path = leaves.path
     for b in range(n_trees):
-        status[b] = LEAF_NONE
+        leaves.status[b] = LEAF_NONE
         if not active[b]:
             continue
-        node = 0
+        node = ROOT_INDEX
         depth = 0
-        path[b, 0] = 0
+        path[b, 0] = ROOT_INDEX
         while True:
-            if terminal[b, node]:
+            if tree.terminal[b, node]:
                 # exact value for the mover into this node
-                _backup(b, path, depth, mover[b, node], term_value[b, node], visits, value_sum, mover, turn, discount)
-                status[b] = LEAF_DONE
+                _backup(tree, b, path, depth, tree.mover[b, node], tree.term_value[b, node], discount)
+                leaves.status[b] = LEAF_DONE
                 break
-            if child_start[b, node] < 0:
-                if slot[b, node] < 0:
-                    if n_states[b] >= cap_states:
+            if tree.child_start[b, node] < 0:
+                if tree.slot[b, node] < 0:
+                    if tree.n_states[b] >= cap_states:
                         # no room for another state: back up a neutral value
-                        _backup(b, path, depth, mover[b, node], 0.0, visits, value_sum, mover, turn, discount)
-                        status[b] = LEAF_DONE
+                        _backup(tree, b, path, depth, tree.mover[b, node], 0.0, discount)
+                        leaves.status[b] = LEAF_DONE
                         break
-                    parent = path[b, depth - 1]
-                    s = n_states[b]
-                    src = slot[b, parent]
-                    for w in range(states.shape[2]):
-                        states[b, s, w] = states[b, src, w]
-                    code = step_game(states[b, s], action[b, node], params, tables, moves, scratch, 0, False)
+                    code = _make_state(tree, b, node, path[b, depth - 1], params, tables, moves, scratch)
                     if code == STEP_ILLEGAL or code == STEP_OVERFLOW:
                         raise RuntimeError("MCTS reached an illegal leg or a move buffer overflow")
-                    n_states[b] = s + 1
-                    slot[b, node] = s
-                    game = states[b, s]
-                    turn[b, node] = game[mg.S_TURN]
                     if code == STEP_TERMINATED:
-                        terminal[b, node] = 1
-                        winner = game[G_WINNER]
+                        tree.terminal[b, node] = 1
+                        winner = tree.states[b, tree.slot[b, node], G_WINNER]
                         if winner < 0:
-                            term_value[b, node] = 0.0
-                        elif winner == mover[b, node]:
-                            term_value[b, node] = 1.0
+                            tree.term_value[b, node] = 0.0
+                        elif winner == tree.mover[b, node]:
+                            tree.term_value[b, node] = 1.0
                         else:
-                            term_value[b, node] = -1.0
-                        _backup(
-                            b,
-                            path,
-                            depth,
-                            mover[b, node],
-                            term_value[b, node],
-                            visits,
-                            value_sum,
-                            mover,
-                            turn,
-                            discount,
-                        )
-                        status[b] = LEAF_DONE
+                            tree.term_value[b, node] = -1.0
+                        _backup(tree, b, path, depth, tree.mover[b, node], tree.term_value[b, node], discount)
+                        leaves.status[b] = LEAF_DONE
                         break
-                game = states[b, slot[b, node]]
+                game = tree.states[b, tree.slot[b, node]]
                 # ``moves`` may hold another node's list: note this state's moves again (no list
                 # is made for a plain position)
                 refresh_moves(game, params, moves, scratch)
-                masks[b, :] = 0
-                n_legal[b] = write_observation(
-                    game, game[mg.S_TURN], params, tables, moves, PLY_SCALE, obs[b], masks[b], legal[b], legal.shape[1]
-                )
-                if n_legal[b] == 1 and n_nodes[b] < cap_nodes:
-                    c = n_nodes[b]
-                    _new_child(c, b, legal[b, 0], 1.0, turn[b, node], action, prior, visits, value_sum, mover, turn,
-                               slot, terminal, child_start, n_children)  # fmt: skip
-                    child_start[b, node] = c
-                    n_children[b, node] = 1
-                    n_nodes[b] = c + 1
+                leaves.masks[b, :] = 0
+                leaves.n_legal[b] = write_observation(
+                    game, game[mg.S_TURN], params, tables, moves, PLY_SCALE, leaves.obs[b], leaves.masks[b],
+                    leaves.legal[b], leaves.legal.shape[1],
+                )  # fmt: skip
+                if leaves.n_legal[b] == 1 and tree.n_nodes[b] < cap_nodes:
+                    c = tree.n_nodes[b]
+                    _new_child(tree, b, c, leaves.legal[b, 0], 1.0, tree.turn[b, node])
+                    tree.child_start[b, node] = c
+                    tree.n_children[b, node] = 1
+                    tree.n_nodes[b] = c + 1
                     depth += 1
                     path[b, depth] = c
                     node = c
                     continue
-                path_len[b] = depth + 1
-                status[b] = LEAF_EVAL
+                leaves.path_len[b] = depth + 1
+                leaves.status[b] = LEAF_EVAL
                 break
             # PUCT choice among the children
-            parent_n = visits[b, node]
-            sign = 1.0 if mover[b, node] == turn[b, node] else -1.0
+            parent_n = tree.visits[b, node]
+            sign = 1.0 if tree.mover[b, node] == tree.turn[b, node] else -1.0
             parent_q = 0.0
             if parent_n > 0:
-                parent_q = sign * value_sum[b, node] / parent_n
+                parent_q = sign * tree.value_sum[b, node] / parent_n
             fpu = parent_q - fpu_reduction
             sqrt_n = np.sqrt(max(parent_n, 1))
             best = -1
             best_score = -1e30
-            first = child_start[b, node]
-            for k in range(n_children[b, node]):
+            first = tree.child_start[b, node]
+            for k in range(tree.n_children[b, node]):
                 c = first + k
-                nc = visits[b, c]
-                q = fpu if nc == 0 else value_sum[b, c] / nc
-                score = q + c_puct * prior[b, c] * sqrt_n / (1.0 + nc)
+                nc = tree.visits[b, c]
+                q = fpu if nc == 0 else tree.value_sum[b, c] / nc
+                score = q + c_puct * tree.prior[b, c] * sqrt_n / (1.0 + nc)
                 if score > best_score:
                     best_score = score
                     best = c
@@ -241,91 +356,64 @@ def _select_leaves(
             node = best
 
 
-@kernel(inline="always")
-def _new_child(c, b, a, p, t, action, prior, visits, value_sum, mover, turn, slot, terminal, child_start, n_children):
-    """Make node ``c`` of tree ``b``: reached by leg ``a`` with prior ``p``, chosen by colour ``t``; not yet visited."""
-    action[b, c] = a
-    prior[b, c] = p
-    visits[b, c] = 0
-    value_sum[b, c] = 0.0
-    mover[b, c] = t
-    turn[b, c] = -1
-    slot[b, c] = -1
-    terminal[b, c] = 0
-    child_start[b, c] = -1
-    n_children[b, c] = 0
-
-
 @kernel
-def _expand_backup(status, priors, values, n_legal, legal, child_start, n_children, action, prior, visits,
-                   value_sum, mover, turn, slot, terminal, n_nodes, path, path_len, discount):  # fmt: skip
+def _expand_backup(priors, values, tree, leaves, discount):
     """Give each evaluated leaf its children (one per legal leg) and back its value up."""
-    cap_nodes = child_start.shape[1]
-    for b in range(status.shape[0]):
-        if status[b] != LEAF_EVAL:
+    cap_nodes = tree.child_start.shape[1]
+    for b in range(leaves.status.shape[0]):
+        if leaves.status[b] != LEAF_EVAL:
             continue
-        depth = path_len[b] - 1
-        leaf = path[b, depth]
-        k = n_legal[b]
-        if n_nodes[b] + k <= cap_nodes and child_start[b, leaf] < 0:
-            first = n_nodes[b]
-            child_start[b, leaf] = first
-            n_children[b, leaf] = k
-            t = turn[b, leaf]
+        depth = leaves.path_len[b] - 1
+        leaf = leaves.path[b, depth]
+        k = leaves.n_legal[b]
+        if tree.n_nodes[b] + k <= cap_nodes and tree.child_start[b, leaf] < 0:
+            first = tree.n_nodes[b]
+            tree.child_start[b, leaf] = first
+            tree.n_children[b, leaf] = k
+            t = tree.turn[b, leaf]
             for i in range(k):
-                a = legal[b, i]
-                _new_child(first + i, b, a, priors[b, a], t, action, prior, visits, value_sum, mover, turn, slot,
-                           terminal, child_start, n_children)  # fmt: skip
-            n_nodes[b] = first + k
-        _backup(b, path, depth, turn[b, leaf], values[b], visits, value_sum, mover, turn, discount)
+                a = leaves.legal[b, i]
+                _new_child(tree, b, first + i, a, priors[b, a], t)
+            tree.n_nodes[b] = first + k
+        _backup(tree, b, leaves.path, depth, tree.turn[b, leaf], values[b], discount)
 
 
 @kernel
-def _init_roots(active, games, params, moves, scratch, child_start, n_children, visits, value_sum, mover, turn,
-                slot, terminal, states, n_states, n_nodes):  # fmt: skip
+def _init_roots(active, games, tree):
     for b in range(active.shape[0]):
         if not active[b]:
             continue
         for w in range(games.shape[1]):
-            states[b, 0, w] = games[b, w]
-        n_states[b] = 1
-        n_nodes[b] = 1
-        child_start[b, 0] = -1
-        n_children[b, 0] = 0
-        visits[b, 0] = 0
-        value_sum[b, 0] = 0.0
+            tree.states[b, 0, w] = games[b, w]
+        tree.n_states[b] = 1
+        tree.n_nodes[b] = 1
+        tree.child_start[b, ROOT_INDEX] = UNVISITED
+        tree.n_children[b, ROOT_INDEX] = 0
+        tree.visits[b, ROOT_INDEX] = 0
+        tree.value_sum[b, ROOT_INDEX] = 0.0
         t = games[b, mg.S_TURN]
-        mover[b, 0] = t
-        turn[b, 0] = t
-        slot[b, 0] = 0
-        terminal[b, 0] = 0
+        tree.mover[b, ROOT_INDEX] = t
+        tree.turn[b, ROOT_INDEX] = t
+        tree.slot[b, ROOT_INDEX] = 0
+        tree.terminal[b, ROOT_INDEX] = 0
 
 
 @kernel
-def _root_visits(active, child_start, n_children, action, visits, value_sum, mover, out, root_value):
+def _root_visits(active, tree, out, root_value):
     for b in range(active.shape[0]):
         out[b, :] = 0.0
         root_value[b] = 0.0
         if not active[b]:
             continue
-        first = child_start[b, 0]
-        for k in range(n_children[b, 0]):
+        first = tree.child_start[b, ROOT_INDEX]
+        for k in range(tree.n_children[b, ROOT_INDEX]):
             c = first + k
-            out[b, action[b, c]] = visits[b, c]
-        if visits[b, 0] > 0:
-            root_value[b] = value_sum[b, 0] / visits[b, 0]
+            out[b, tree.action[b, c]] = tree.visits[b, c]
+        if tree.visits[b, ROOT_INDEX] > 0:
+            root_value[b] = tree.value_sum[b, ROOT_INDEX] / tree.visits[b, ROOT_INDEX]
 
 
 # ---------------------------------------------------------------- Python side
-
-
-def game_from_board(board: Board) -> np.ndarray:
-    """The per-game word array (vector.py layout) of a :class:`Board`'s position, no move in progress."""
-    game = np.zeros(GAME_SIZE, dtype=np.int64)
-    game[: mg.STATE_SIZE] = board.state
-    init_game(game, board.params, mg.new_move_buffer(), mg.new_scratch())
-    game[G_EP_PLY] = board.ply
-    return game
 
 
 def uniform_evaluator(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -343,11 +431,12 @@ class BatchedMCTS:
         num_trees: games searched at once (the network batch size).
         config: search settings.
 
-    :meth:`search` runs ``config.simulations`` rounds from given root states.
+    :meth:`search` runs ``config.simulations`` rounds from given root states;
+    the trees it grew stay in :attr:`tree` until the next search.
     """
 
     def __init__(self, variant: str | Rules, num_trees: int, config: MCTSConfig | None = None):
-        self.rules = get_rules(variant) if isinstance(variant, str) else variant
+        self.rules = get_rules(variant)
         if num_trees < 1:
             raise ValueError(f"num_trees must be at least 1, got {num_trees}")
         self.config = config or MCTSConfig()
@@ -358,56 +447,29 @@ class BatchedMCTS:
         self._tables = make_tables(size)
         self._moves = mg.new_move_buffer()
         self._scratch = mg.new_scratch()
-        b = self.num_trees
         sims = self.config.simulations
         # a simulation makes one state per new node: the evaluated leaf and the forced legs before it
         n_states = 4 * sims + 2
         # an evaluated leaf adds one child per legal leg, a forced leg one; a full tree just stops
         # growing (the leaf is still evaluated)
         n_nodes = 1 + sims * 48 + n_states
-        self._child_start = np.full((b, n_nodes), -1, dtype=np.int32)
-        self._n_children = np.zeros((b, n_nodes), dtype=np.int32)
-        self._action = np.zeros((b, n_nodes), dtype=np.int32)
-        self._prior = np.zeros((b, n_nodes), dtype=np.float32)
-        self._visits = np.zeros((b, n_nodes), dtype=np.int32)
-        self._value_sum = np.zeros((b, n_nodes), dtype=np.float32)
-        self._mover = np.zeros((b, n_nodes), dtype=np.int8)
-        self._turn = np.zeros((b, n_nodes), dtype=np.int8)
-        self._slot = np.full((b, n_nodes), -1, dtype=np.int32)
-        self._terminal = np.zeros((b, n_nodes), dtype=np.int8)
-        self._term_value = np.zeros((b, n_nodes), dtype=np.float32)
-        self._states = np.zeros((b, n_states, GAME_SIZE), dtype=np.int64)
-        self._n_states = np.zeros(b, dtype=np.int32)
-        self._n_nodes = np.zeros(b, dtype=np.int32)
-        self._path = np.zeros((b, n_states + 1), dtype=np.int32)
-        self._path_len = np.zeros(b, dtype=np.int32)
-        self._obs = np.zeros((b, NUM_PLANES, size, size), dtype=np.float32)
-        self._masks = np.zeros((b, self.num_actions), dtype=np.int8)
-        self._legal = np.zeros((b, self.num_actions), dtype=np.int64)
-        self._n_legal = np.zeros(b, dtype=np.int64)
-        self._status = np.zeros(b, dtype=np.int8)
-        self._priors = np.zeros((b, self.num_actions), dtype=np.float32)
-        self._values = np.zeros(b, dtype=np.float32)
+        self.tree = new_tree(self.num_trees, n_nodes, n_states)
+        """The search state (see :class:`Tree`)."""
+        self._leaves = new_leaf_batch(self.num_trees, n_states, size)
+        self._priors = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
+        self._values = np.zeros(self.num_trees, dtype=np.float32)
 
     def _round(self, active: np.ndarray, evaluator: Evaluator) -> None:
         c = self.config
-        _select_leaves(
-            active, c.c_puct, c.fpu_reduction, c.discount, self._params, self._tables, self._moves, self._scratch,
-            self._child_start, self._n_children, self._action, self._prior, self._visits, self._value_sum,
-            self._mover, self._turn, self._slot, self._terminal, self._term_value, self._states, self._n_states,
-            self._n_nodes, self._path, self._path_len, self._obs, self._masks, self._legal, self._n_legal,
-            self._status,
-        )  # fmt: skip
-        need = np.flatnonzero(self._status == LEAF_EVAL)
+        leaves = self._leaves
+        _select_leaves(active, c.c_puct, c.fpu_reduction, c.discount, self._params, self._tables, self._moves,
+                       self._scratch, self.tree, leaves)  # fmt: skip
+        need = np.flatnonzero(leaves.status == LEAF_EVAL)
         if need.size:
-            priors, values = evaluator(self._obs[need], self._masks[need])
+            priors, values = evaluator(leaves.obs[need], leaves.masks[need])
             self._priors[need] = priors
             self._values[need] = values
-        _expand_backup(
-            self._status, self._priors, self._values, self._n_legal, self._legal, self._child_start,
-            self._n_children, self._action, self._prior, self._visits, self._value_sum, self._mover, self._turn,
-            self._slot, self._terminal, self._n_nodes, self._path, self._path_len, c.discount,
-        )  # fmt: skip
+        _expand_backup(self._priors, self._values, self.tree, leaves, c.discount)
 
     def search(
         self,
@@ -416,14 +478,17 @@ class BatchedMCTS:
         evaluator: Evaluator,
         rng: np.random.Generator | None = None,
         simulations: int | None = None,
+        deadline: float | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Search from ``games[b]`` (vector.py word arrays) for every ``b`` with ``active[b]``.
+        """Search from ``games[b]`` (game words of :mod:`checkers_env.game`) for every ``b`` with ``active[b]``.
 
         ``rng`` given: Dirichlet noise is mixed into each root's priors (self-play);
-        ``None``: no noise (evaluation play). Returns ``(visits float32[B, A],
-        root_value float32[B])``: root children's visit counts spread over the
-        action space, and the root value for the player to move. Games must
-        not be over.
+        ``None``: no noise (evaluation play). ``deadline`` (a
+        ``time.perf_counter()`` value) stops the search after the round that
+        passes it, once every root has a visited child. Returns ``(visits
+        float32[B, A], root_value float32[B])``: root children's visit counts
+        spread over the action space, and the root value for the player to
+        move. Games must not be over.
         """
         games = np.ascontiguousarray(games, dtype=np.int64)
         active = np.ascontiguousarray(active, dtype=np.bool_)
@@ -432,32 +497,28 @@ class BatchedMCTS:
         sims = self.config.simulations if simulations is None else int(simulations)
         if not 2 <= sims <= self.config.simulations:
             raise ValueError(f"simulations must be in 2..{self.config.simulations}, got {sims}")
-        _init_roots(
-            active, games, self._params, self._moves, self._scratch, self._child_start, self._n_children,
-            self._visits, self._value_sum, self._mover, self._turn, self._slot, self._terminal, self._states,
-            self._n_states, self._n_nodes,
-        )  # fmt: skip
+        _init_roots(active, games, self.tree)
         # the first round expands the roots (it counts as a simulation, as in AlphaZero)
         self._round(active, evaluator)
         if rng is not None and self.config.dirichlet_fraction > 0:
             self._add_noise(active, rng)
-        for _ in range(sims - 1):
+        for _ in range(1, sims):
             self._round(active, evaluator)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
         visits = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
         root_value = np.zeros(self.num_trees, dtype=np.float32)
-        _root_visits(
-            active, self._child_start, self._n_children, self._action, self._visits, self._value_sum, self._mover,
-            visits, root_value,
-        )  # fmt: skip
+        _root_visits(active, self.tree, visits, root_value)
         return visits, root_value
 
     def _add_noise(self, active: np.ndarray, rng: np.random.Generator) -> None:
         eps = self.config.dirichlet_fraction
+        tree = self.tree
         for b in np.flatnonzero(active):
-            first = self._child_start[b, 0]
-            k = self._n_children[b, 0]
+            first = tree.child_start[b, ROOT_INDEX]
+            k = tree.n_children[b, ROOT_INDEX]
             if first < 0 or k < 2:
                 continue
             noise = rng.dirichlet(np.full(k, self.config.dirichlet_alpha))
-            p = self._prior[b, first : first + k]
-            self._prior[b, first : first + k] = (1 - eps) * p + eps * noise
+            p = tree.prior[b, first : first + k]
+            tree.prior[b, first : first + k] = (1 - eps) * p + eps * noise

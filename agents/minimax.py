@@ -9,7 +9,7 @@
 
 The search itself (iterative deepening, PVS, transposition table, quiescence
 over pending captures, killer and history ordering) is the numba kernel in
-:mod:`agents._search`. This module holds the agent, the hand-written
+:mod:`agents.alphabeta`. This module holds the agent, the hand-written
 evaluation weights per variant, and the spec factory (``minimax:DEPTH``,
 ``minimax:DEPTH:SECONDS``, ``minimax:depth=D,time=S,nodes=N``).
 
@@ -35,7 +35,6 @@ keep kings active).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -45,8 +44,8 @@ from checkers_env.core import Board, Move, Rules, get_rules
 from checkers_env.core import movegen as mg
 from checkers_env.core.geometry import geometry
 
-from . import _search as ks
-from .base import Agent, AgentSpecError, register_agent_kind
+from . import alphabeta as ks
+from .base import Agent, AgentSpecError, parse_options, register_agent_kind
 
 __all__ = ["MinimaxAgent", "SearchInfo", "evaluation_weights", "evaluate_board"]
 
@@ -297,12 +296,7 @@ def _factory(args: str, variant: str, seed: int | None) -> Agent:
         if not args:
             pass
         elif "=" in args:
-            for part in re.split(r"[,:]", args):
-                key, _, value = part.partition("=")
-                key = key.strip().lower()
-                if key not in _KEYS or not value:
-                    raise AgentSpecError(f"bad minimax option {part!r} in 'minimax:{args}'; use {usage}")
-                kwargs[key] = _KEYS[key](value)
+            kwargs = parse_options(args, _KEYS, f"minimax:{args}", usage)
         else:
             parts = args.split(":")
             if len(parts) > 2:

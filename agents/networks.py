@@ -10,30 +10,27 @@ The network reads the planes of :mod:`checkers_env.observation`
 
 The policy head is convolutional: a 1x1 convolution gives ``4 * (N - 1)``
 channels per board cell, one per (direction, distance), and the logit of
-action ``(from_index, direction, distance)`` is read at the cell of
-``from_index``. Observation and action share the mover's frame (both turn
-Black's board half a turn), so the cell of ``from_index`` is
-``(row[from_index], file[from_index])`` for either colour. This ties each
-action to the square it starts from, which a dense head would have to learn.
+each action is read where :func:`checkers_env.encoding.policy_map_index`
+says (the channel of its direction and distance at the cell of its start
+square). This ties each action to the square it starts from, which a dense
+head would have to learn.
 
 Illegal actions get exactly zero probability: :func:`masked_softmax` and
 :func:`masked_log_softmax` fill them with ``-inf`` before normalising.
 
-Only this module and the other ``agents`` learners import torch; the
-environment never does.
+The environment never imports torch; in this package the learned players,
+their networks and checkpoints do.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from checkers_env.core.geometry import geometry
-from checkers_env.encoding import num_actions
+from checkers_env.encoding import num_actions, policy_map_index
 from checkers_env.observation import NUM_PLANES
 
 __all__ = [
@@ -113,19 +110,8 @@ class PolicyValueNet(nn.Module):
             nn.ReLU(),
             nn.Linear(self.config.value_hidden, 1),
         )
-        # gather index: action a = (sq * 4 + d) * D + dist - 1 reads channel (d * D + dist - 1)
-        # at the cell of sq, i.e. flat position channel * N*N + row * N + file.
-        g = geometry(board_size)
-        n_cells = board_size * board_size
-        dcount = board_size - 1
-        index = np.empty(self.num_actions, dtype=np.int64)
-        for sq in range(g.squares):
-            cell = int(g.row[sq]) * board_size + int(g.file[sq])
-            for d in range(4):
-                for dist in range(dcount):
-                    a = (sq * 4 + d) * dcount + dist
-                    index[a] = (d * dcount + dist) * n_cells + cell
-        self.register_buffer("action_index", torch.from_numpy(index), persistent=False)
+        index = torch.from_numpy(policy_map_index(board_size).copy())
+        self.register_buffer("action_index", index, persistent=False)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(self.stem(obs))

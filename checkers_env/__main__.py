@@ -7,6 +7,7 @@ import sys
 import time
 
 from .core import Board, CheckersError, divide, perft, variant_names
+from .core.jit import use_workqueue_threading
 
 
 def _perft_command(args: argparse.Namespace) -> int:
@@ -27,6 +28,7 @@ def _perft_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    use_workqueue_threading()
     parser = argparse.ArgumentParser(prog="python -m checkers_env", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("perft", help="count leaf positions of the move tree (last line: the count alone)")

@@ -79,6 +79,7 @@ __all__ = [
     "actions_to_text",
     "legal_action_sequences",
     "make_tables",
+    "policy_map_index",
 ]
 
 # tables words (int64), filled by make_tables
@@ -234,6 +235,36 @@ def text_to_actions(board: Board, text: str) -> list[int]:
 def actions_to_text(board: Board, actions) -> str:
     """PDN text of the whole move that an action sequence plays on ``board``."""
     return str(actions_to_move(board, actions))
+
+
+@cache
+def _policy_map_index(board_size: int) -> np.ndarray:
+    g = geometry(board_size)
+    cells = board_size * board_size
+    d_count = board_size - 1
+    index = np.empty(num_actions(board_size), dtype=np.int64)
+    for action in range(index.size):
+        from_index, direction, distance = decode_action(action, board_size)
+        cell = int(g.row[from_index]) * board_size + int(g.file[from_index])
+        index[action] = (direction * d_count + distance - 1) * cells + cell
+    index.flags.writeable = False
+    return index
+
+
+def policy_map_index(board_size: int) -> np.ndarray:
+    """Where each action sits in a per-square policy map (read-only ``int64[num_actions]``).
+
+    A convolutional policy head outputs ``[4 * D, N, N]`` per position: for
+    every board cell one value per (direction, distance), channel
+    ``direction * D + distance - 1``. The action ``(from_index, direction,
+    distance)`` reads the channel of its direction and distance at the cell of
+    its start square; in the mover's frame that cell is
+    ``(row[from_index], file[from_index])`` for either colour, since the
+    observation planes turn Black's board as the actions do. So
+    ``logits = head(x).flatten(1)[:, policy_map_index(N)]``.
+    """
+    _check_board_size(board_size)
+    return _policy_map_index(board_size)
 
 
 @cache

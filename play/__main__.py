@@ -26,9 +26,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.move_time <= 0:
         parser.error(f"--move-time must be positive, got {args.move_time}")
 
-    from werkzeug.serving import make_server
+    from agents.runtime import tune_process
 
-    from .server import create_app
+    tune_process(torch_threads=1)  # a checkpoint opponent: one thread per request keeps the server responsive
+    try:
+        from werkzeug.serving import make_server
+
+        from .server import create_app
+    except ImportError as exc:
+        print(f"error: the play server needs the 'play' extra (pip install -e '.[play]'): {exc}", file=sys.stderr)
+        return 2
 
     try:
         server = make_server(args.host, args.port, create_app(move_time=args.move_time), threaded=True)

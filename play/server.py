@@ -244,7 +244,7 @@ class Game:
 
     def movetext(self) -> str:
         """The moves in PDN movetext (``1. 11-15 23-19 2. ...``), without the result."""
-        first_player = Color.WHITE if self.board.rules.first_player == "white" else Color.BLACK
+        first_player = self.board.rules.first_player
         number = 1
         tokens = []
         for i, (move, color) in enumerate(zip(self.board.move_stack, self._turns())):
@@ -281,7 +281,7 @@ class Game:
             "board_size": rules.board_size,
             "mirrored": layout.mirrored,
             "notation": rules.notation,
-            "first_player": rules.first_player,
+            "first_player": _color_name(rules.first_player),
             "user_color": _color_name(self.user),
             "opponent": self.opponent.spec,
             "turn": _color_name(board.turn),
@@ -371,7 +371,7 @@ def _new_game(data: dict, move_time: float) -> Game:
         board = Board(variant, fen=fen or None, **rules)
     except (UnknownVariantError, RulesError, InvalidFenError, InvalidSquareError) as exc:
         raise ApiError(400, str(exc)) from None
-    first = Color.WHITE if board.rules.first_player == "white" else Color.BLACK
+    first = board.rules.first_player
     color = data.get("color", _color_name(first))
     if color not in ("white", "black"):
         raise ApiError(400, f'"color" must be "white" or "black", got {color!r}')
@@ -426,7 +426,7 @@ def create_app(move_time: float = 2.0, max_games: int = MAX_GAMES) -> Flask:
                 {
                     "name": name,
                     "board_size": rules.board_size,
-                    "first_player": rules.first_player,
+                    "first_player": _color_name(rules.first_player),
                     "notation": rules.notation,
                     "house_rule_allowed": rules.board_size == 8,
                 }

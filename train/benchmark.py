@@ -13,7 +13,7 @@ Steps:
 2. PPO trains for ``--ppo-minutes`` (``RUN/ppo``) and plays ``--games`` games
    against the random player.
 
-Targets (issue 5): AlphaZero at least 75% against minimax:2 and 50% against
+Targets: AlphaZero at least 75% against minimax:2 and 50% against
 minimax:4; PPO at least 95% against random. The summary (``RUN/benchmark.json``
 and ``RUN/benchmark.md``) gives each score with its 95% interval, whether the
 target was met, and where the learning curves are. A finished step is not
@@ -29,11 +29,7 @@ import os
 import sys
 import time
 
-from agents.alphazero import NetPlayer, make_evaluator
-from agents.checkpoint import load_agent, read_checkpoint
-
-from .config import TrainConfig
-from .selfplay import _atomic_text, evaluate_agent, results_table, run
+from checkers_env.core.files import atomic_write
 
 __all__ = ["main"]
 
@@ -53,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _train(algo: str, minutes: float, run_dir: str, seed: int, progress: bool) -> str:
+    from agents.checkpoint import read_checkpoint
+
+    from .config import TrainConfig
+    from .run import train
+
     # about five points on the learning curve: evaluations are not counted in the budget but cost wall time
     cfg = TrainConfig(variant="american", algo=algo, minutes=minutes, run_dir=run_dir, seed=seed, final_games=0,
                       progress=progress, eval_every_minutes=max(2.5, minutes / 5), eval_games=10,
@@ -60,12 +61,20 @@ def _train(algo: str, minutes: float, run_dir: str, seed: int, progress: bool) -
     best = os.path.join(run_dir, "best.pt")
     done = os.path.exists(best) and read_checkpoint(best)["meta"].get("train_minutes", 0) >= minutes
     if not done:
-        run(cfg)
+        train(cfg)
     return best
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agents.runtime import tune_process
+
+    tune_process()
     args = build_parser().parse_args(argv)
+    from agents.checkpoint import load_agent, read_checkpoint
+
+    from .arena import evaluate
+    from .run import results_table
+
     if args.games < 2 or args.az_minutes <= 0 or args.ppo_minutes < 0 or args.simulations < 2:
         print("error: --games >= 2, --az-minutes > 0, --ppo-minutes >= 0, --simulations >= 2", file=sys.stderr)
         return 2
@@ -77,16 +86,15 @@ def main(argv: list[str] | None = None) -> int:
         az_dir = os.path.join(args.run_dir, "alphazero")
         best = _train("alphazero", args.az_minutes, az_dir, args.seed, progress)
         agent = load_agent(best, "american", simulations=args.simulations)
-        player = NetPlayer(make_evaluator(agent.net), agent.mcts_config, name="alphazero")
         for spec in ("minimax:2", "minimax:4"):
-            doc, _ = evaluate_agent(agent.rules, player, spec, args.games, args.seed + 1, progress=progress)
+            doc, _ = evaluate(agent.rules, agent, spec, args.games, args.seed + 1, progress=progress)
             rows.append({"agent": "alphazero", "checkpoint": best, "simulations": args.simulations,
                          "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc})  # fmt: skip
         if args.ppo_minutes > 0:
             ppo_dir = os.path.join(args.run_dir, "ppo")
             best = _train("ppo", args.ppo_minutes, ppo_dir, args.seed, progress)
             agent = load_agent(best, "american", seed=args.seed)
-            doc, _ = evaluate_agent(agent.rules, agent, "random", args.games, args.seed + 1, progress=progress)
+            doc, _ = evaluate(agent.rules, agent, "random", args.games, args.seed + 1, progress=progress)
             rows.append({"agent": "ppo", "checkpoint": best, "train_minutes": read_checkpoint(best)["meta"]["train_minutes"],
                          **doc})  # fmt: skip
     except KeyboardInterrupt:
@@ -105,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": rows,
         "curves": [os.path.join(args.run_dir, a, "learning_curve.png") for a in ("alphazero", "ppo")],
     }
-    _atomic_text(os.path.join(args.run_dir, "benchmark.json"), json.dumps(summary, indent=2, default=float))
+    atomic_write(os.path.join(args.run_dir, "benchmark.json"), json.dumps(summary, indent=2, default=float))
     lines = [
         "| agent | training minutes | opponent | games | W-D-L | score [95% CI] | target | met |",
         "|---|---|---|---|---|---|---|---|",
@@ -117,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             f"| {r['agent']} | {minutes:.1f} | {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} "
             f"| {r['score']:.3f} [{lo:.2f}, {hi:.2f}] | {r['target']:.2f} | {'yes' if r['met'] else 'no'} |"
         )
-    _atomic_text(os.path.join(args.run_dir, "benchmark.md"), "\n".join(lines) + "\n")
+    atomic_write(os.path.join(args.run_dir, "benchmark.md"), "\n".join(lines) + "\n")
     print(results_table(rows, f"learning benchmark (american), {summary['wall_minutes']:.0f} wall minutes"))
     print("\n".join(lines))
     return 0

@@ -1,9 +1,9 @@
-"""Typed configuration of ``python -m train.selfplay``.
+"""Typed configuration of a training run (``python -m train.selfplay`` / ``checkers-train``).
 
-Every field's docstring is its ``--help`` text (tyro reads them). Nested
-settings come from the agents package (``--net.channels``, ``--mcts.simulations``,
-``--selfplay.parallel-games``, ``--ppo.num-envs``), so one dataclass describes
-each knob once.
+Every field's docstring is its ``--help`` text (tyro reads them). Each
+learner's settings are one nested dataclass of its own (``--alphazero.*``,
+``--ppo.*``), and so is the network (``--net.*``), so one dataclass
+describes each knob once.
 """
 
 from __future__ import annotations
@@ -12,14 +12,16 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agents.alphazero import SelfPlayConfig
 from agents.mcts import MCTSConfig
 from agents.networks import NetConfig
-from agents.ppo import PPOConfig
+
+from .alphazero.config import AlphaZeroConfig, SelfPlayConfig
+from .learner import LEARNERS
+from .ppo import PPOConfig
 
 __all__ = ["TrainConfig", "ALGOS"]
 
-ALGOS = ("alphazero", "ppo")
+ALGOS = tuple(LEARNERS)
 
 
 @dataclass
@@ -39,52 +41,28 @@ class TrainConfig:
     device: str = "auto"
     """Torch device: auto (CUDA when present, else CPU), cpu, cuda, cuda:1, ..."""
     threads: int = 0
-    """Torch CPU threads of the main process (training, evaluation); 0: one per usable core. Self-play workers
-    use one each. Use 1 on a machine where other jobs keep cores busy."""
-    selfplay_workers: int = 0
-    """Processes playing the self-play games of an iteration (alphazero); 0: one per usable core; 1: play them in
-    the main process."""
+    """Torch CPU threads of the training process; 0: one per usable core. Self-play workers use one each.
+    Use 1 on a machine where other jobs keep cores busy."""
     net: NetConfig = field(default_factory=lambda: NetConfig(channels=32, blocks=3, value_hidden=64))
     """Network size."""
-    mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=32, discount=0.99))
-    """Search settings of self-play (alphazero)."""
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
-    """How self-play games are played (alphazero)."""
-    games_per_iteration: int = 64
-    """Self-play games between two training phases (alphazero)."""
-    replay_capacity: int = 60_000
-    """Positions kept in the replay buffer (alphazero)."""
-    batch_size: int = 256
-    """Positions per gradient step (alphazero)."""
-    sample_reuse: float = 4.0
-    """Gradient-step samples drawn per new position (alphazero)."""
-    learning_rate: float = 2e-3
-    """Adam step size (alphazero)."""
-    weight_decay: float = 1e-4
-    """L2 weight decay (alphazero)."""
-    gate_games: int = 0
-    """Games of the new network against the previous best after each iteration (0: every new network is accepted,
-    as in AlphaZero; >0: AlphaGo Zero gating)."""
-    gate_threshold: float = 0.55
-    """Score the new network needs against the previous best to replace it (when gate_games > 0)."""
+    alphazero: AlphaZeroConfig = field(default_factory=AlphaZeroConfig)
+    """AlphaZero settings (algo alphazero)."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
-    """PPO settings (ppo)."""
+    """PPO settings (algo ppo)."""
     eval_every_minutes: float = 5.0
     """Training minutes between evaluations for the learning curve."""
     eval_games: int = 8
     """Games per opponent at each periodic evaluation (pairs with colours reversed)."""
     eval_opponents: tuple[str, ...] = ("minimax:2", "minimax:4")
     """Agent specs the learning curve is measured against (ppo also always meets random)."""
-    eval_simulations: int = 64
-    """MCTS simulations per searched leg when the alphazero agent is evaluated."""
     final_games: int = 20
     """Games per opponent in the final evaluation table (0 skips it)."""
     eval_max_moves: int = 200
     """Whole moves after which an evaluation game is a draw."""
     sample_games: int = 4
-    """Self-play games per iteration written to samples.pdn."""
+    """Self-play games per iteration written to samples.pdn (alphazero)."""
     progress: bool = True
-    """Show tqdm progress bars."""
+    """Show progress (bars on a terminal, periodic lines otherwise)."""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
@@ -93,18 +71,15 @@ class TrainConfig:
         get_rules(self.variant)  # UnknownVariantError lists the known names
         if self.algo not in ALGOS:
             raise ValueError(f"unknown algo {self.algo!r}; known: {', '.join(ALGOS)}")
-        if self.minutes <= 0:
+        if not self.minutes > 0:
             raise ValueError(f"minutes must be positive, got {self.minutes}")
-        for name in ("games_per_iteration", "replay_capacity", "batch_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("threads", "selfplay_workers"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be 0 (one per usable core) or more, got {getattr(self, name)}")
-        if self.eval_games < 0 or self.final_games < 0 or self.gate_games < 0:
-            raise ValueError("eval_games, final_games and gate_games must not be negative")
-        if self.eval_simulations < 2:
-            raise ValueError(f"eval_simulations must be at least 2, got {self.eval_simulations}")
+        if self.threads < 0:
+            raise ValueError(f"threads must be 0 (one per usable core) or more, got {self.threads}")
+        if self.eval_games < 0 or self.final_games < 0 or self.sample_games < 0:
+            raise ValueError("eval_games, final_games and sample_games must not be negative")
+        if self.eval_max_moves < 1 or not self.eval_every_minutes > 0:
+            raise ValueError("eval_max_moves and eval_every_minutes must be positive")
+        self.alphazero.validate()
 
     def to_dict(self) -> dict:
         """Plain dict (for config.json)."""
@@ -112,11 +87,16 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> TrainConfig:
-        """Inverse of :meth:`to_dict`."""
-        data = dict(data)
-        data["net"] = NetConfig(**data["net"])
-        data["mcts"] = MCTSConfig(**data["mcts"])
-        data["selfplay"] = SelfPlayConfig(**data["selfplay"])
-        data["ppo"] = PPOConfig(**data["ppo"])
-        data["eval_opponents"] = tuple(data["eval_opponents"])
-        return cls(**data)
+        """Inverse of :meth:`to_dict`; ``ValueError`` naming the field for a dict that is not a config."""
+        try:
+            data = dict(data)
+            data["net"] = NetConfig(**data["net"])
+            az = dict(data["alphazero"])
+            az["mcts"] = MCTSConfig(**az["mcts"])
+            az["selfplay"] = SelfPlayConfig(**az["selfplay"])
+            data["alphazero"] = AlphaZeroConfig(**az)
+            data["ppo"] = PPOConfig(**data["ppo"])
+            data["eval_opponents"] = tuple(data["eval_opponents"])
+            return cls(**data)
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a training configuration: {exc}") from None

@@ -1,12 +1,13 @@
 """The arena: matches and round robins between any agents, in any variant.
 
     python -m train.evaluate --variant american --a minimax:4 --b random --games 20 --seed 0 \\
-        [--json out.json] [--pdn games.pdn] [--plot out.png]
+        [--json out.json] [--pdn games.pdn] [--plot out.png]            # or: checkers-arena ...
     python -m train.evaluate --variant russian --agents random minimax:2 minimax:4 --games 10 --seed 0
 
-Games come in pairs from one balloted opening (:mod:`train.openings`), A
-taking the first player's side in the first game of a pair and the second
-player's side in the other. Games run in parallel worker processes
+Games come in pairs from one balloted opening (:func:`train.arena.paired_openings`),
+A taking the first player's side in the first game of a pair and the second
+player's side in the other. Each game is played by the arena's match loop
+(:func:`train.arena.play_match`). Games run in parallel worker processes
 (``--workers``, default: every core), each agent reseeded per game from
 ``--seed``, so a match replays exactly whatever the number of workers (with
 depth- or node-limited agents). A game ends by the rules (no legal move, the
@@ -14,12 +15,13 @@ draw counter) or, as a safety net, is scored a draw after ``--max-plies``.
 
 Reports, from A's side: wins, draws and losses with Wilson 95% intervals, the
 score with its interval, and the Elo difference with its interval
-(:mod:`train.ratings`); a round robin (``--agents``) also fits an Elo table.
+(:mod:`train.arena.ratings`); a round robin (``--agents``) also fits an Elo table.
 ``--json`` writes the numbers (keys ``games``, ``wins``, ``draws``,
 ``losses``, ``score``, ``elo``, ``elo_ci`` and more; atomically), ``--pdn``
 every game, ``--plot`` a PNG. Ctrl-C (or SIGTERM) stops the match and still
 writes the games already finished (exit status 130). Bad input (an unknown variant or
-agent spec, a missing checkpoint) prints a message and exits with status 2.
+agent spec, a missing checkpoint, an output folder that cannot be made) prints a
+message and exits with status 2 before any game is played.
 """
 
 from __future__ import annotations
@@ -31,20 +33,22 @@ import multiprocessing as mp
 import os
 import signal
 import sys
-import tempfile
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 
 from agents import AgentSpecError, agent_kinds, make_agent
-from checkers_env.core import Board, get_rules, variant_names
+from agents.runtime import tune_process, usable_cores
+from checkers_env.core import get_rules, variant_names
+from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, write_pdn
 
-from .openings import Opening, ballot
-from .ratings import fit_elo, match_stats
+from .arena import fit_elo, match_stats, paired_openings, play_match
+from .arena.openings import Opening
+from .progress import progress_bar
 
-__all__ = ["GameJob", "play_game", "run_arena", "main"]
+__all__ = ["GameJob", "play_game", "run_arena", "summarize", "report", "write_json", "main"]
 
 
 @dataclass(frozen=True)
@@ -78,37 +82,16 @@ def _agent(spec: str, variant: str, seed: int):
 
 def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
     """Play one game; return its record (score from A's side, PDN text, ...)."""
-    board = job.opening.board(variant)
-    first = Board(variant).turn
     a = _agent(job.a, variant, job.a_seed)
     # the same spec on both sides needs two agents (each keeps its own table)
     b = _agent(job.b, variant, job.b_seed) if job.b != job.a else make_agent(job.b, variant, job.b_seed)
-    players = {first: a, first.other: b} if job.a_first else {first: b, first.other: a}
-    names = {first: job.a, first.other: job.b} if job.a_first else {first: job.b, first.other: job.a}
-    a_colour = first if job.a_first else first.other
-    termination = None
-    winner = None
-    while True:
-        outcome = board.outcome()
-        if outcome is not None:
-            termination = outcome.termination.value
-            winner = outcome.winner
-            break
-        if len(board.move_stack) >= max_plies:
-            termination = f"adjudicated draw after {max_plies} plies"
-            break
-        mover = board.turn
-        move = players[mover].select_move(board.copy())
-        if not board.is_legal(move):
-            termination = f"illegal move {move} by {names[mover]}"
-            winner = mover.other
-            break
-        board.push(move)
-    if winner is None:
-        score, result = 0.5, "1/2-1/2"
+    game = play_match(variant, a, b, [(job.opening, job.a_first)], max_plies)[0]
+    board = game.board
+    names = {game.a_colour: job.a, game.a_colour.other: job.b}
+    if game.winner is None:
+        result = "1/2-1/2"
     else:
-        score = 1.0 if winner == a_colour else 0.0
-        result = "1-0" if int(winner) == 0 else "0-1"
+        result = "1-0" if int(game.winner) == 0 else "0-1"
     white, black = (names[c] for c in sorted(names, key=int))
     tags = {
         "Event": "checkers-env arena",
@@ -116,25 +99,26 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
         "White": white,
         "Black": black,
         "Opening": job.opening.name,
-        "Termination": termination,
+        "Termination": game.termination,
     }
     return {
         "index": job.index,
         "pairing": job.pairing,
         "a": job.a,
         "b": job.b,
-        "a_colour": a_colour.name.lower(),
+        "a_colour": game.a_colour.name.lower(),
         "opening": job.opening.name,
-        "score": score,
+        "score": game.score,
         "result": result,
         "plies": len(board.move_stack),
-        "termination": termination,
+        "termination": game.termination,
         "pdn": game_to_pdn(board, tags, result),
     }
 
 
 def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
+    tune_process(torch_threads=1)  # one game per core: a network gets one thread
 
 
 def _run_job(args) -> dict:
@@ -143,13 +127,12 @@ def _run_job(args) -> dict:
 
 
 def _jobs(specs: list[str], variant: str, games: int, seed: int) -> list[GameJob]:
-    pairs = (games + 1) // 2
-    openings = ballot(variant, pairs, seed)
+    starts = paired_openings(variant, games, seed)
     jobs = []
     for pairing, (i, j) in enumerate(combinations(range(len(specs)), 2)):
-        for g in range(games):
+        for g, (opening, a_first) in enumerate(starts):
             a_seed, b_seed = (int(x) for x in np.random.SeedSequence([seed, pairing, g]).generate_state(2))
-            jobs.append(GameJob(len(jobs), pairing, specs[i], specs[j], g % 2 == 0, openings[g // 2], a_seed, b_seed))
+            jobs.append(GameJob(len(jobs), pairing, specs[i], specs[j], a_first, opening, a_seed, b_seed))
     return jobs
 
 
@@ -170,20 +153,15 @@ def run_arena(
     jobs = _jobs(specs, variant, games, seed)
     records: list[dict] = []
     interrupted = False
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(jobs), unit="game", desc=f"{variant}", dynamic_ncols=True)
+    bar = progress_bar(len(jobs), variant, progress, "game")
     tally = [0, 0, 0]
 
     def done(record: dict) -> None:
         records.append(record)
         tally[{1.0: 0, 0.5: 1, 0.0: 2}[record["score"]]] += 1
-        if bar is not None:
-            bar.update(1)
-            if len(specs) == 2:
-                bar.set_postfix_str(f"A +{tally[0]} ={tally[1]} -{tally[2]}")
+        bar.update(1)
+        if len(specs) == 2:
+            bar.set_postfix_str(f"A +{tally[0]} ={tally[1]} -{tally[2]}")
 
     try:
         if workers <= 1:
@@ -204,8 +182,7 @@ def run_arena(
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     records.sort(key=lambda r: r["index"])
     return records, interrupted
 
@@ -275,19 +252,9 @@ def report(doc: dict) -> str:
 
 
 def write_json(path: str, doc: dict) -> None:
-    """Write JSON atomically (a temporary file in the same folder, then ``os.replace``)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".arena-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(doc, fh, indent=1, allow_nan=False, default=_json_default)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write JSON atomically (see :func:`checkers_env.core.files.atomic_write`)."""
+    text = json.dumps(doc, indent=1, allow_nan=False, default=_json_default) + "\n"
+    atomic_write(path, text)
 
 
 def _json_default(x):
@@ -299,8 +266,6 @@ def plot(doc: dict, records: list[dict], path: str) -> None:
     # A Figure without pyplot: no global backend switch, so notebooks keep inline plots.
     from matplotlib.figure import Figure
 
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
     if "elo_table" in doc:
         rows = sorted(doc["elo_table"], key=lambda r: r["elo"])
         fig = Figure(figsize=(7, 0.5 * len(rows) + 1.5))
@@ -330,7 +295,7 @@ def plot(doc: dict, records: list[dict], path: str) -> None:
         ax2.set_ylabel("A's running score")
         ax2.set_title(f"score {doc['score']:.3f}, Elo {_fmt_elo(doc['elo'])}")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    atomic_write(path, lambda fh: fig.savefig(fh, dpi=100, format="png"))
 
 
 def _interrupt(signum, frame):
@@ -349,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="+", metavar="SPEC", help="round robin of these agents (instead of --a/--b)")
     parser.add_argument("--games", type=int, default=20, help="games per pairing, in pairs with colours reversed")
     parser.add_argument("--seed", type=int, default=0, help="seeds the openings and every agent")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel games (processes)")
+    parser.add_argument("--workers", type=int, default=usable_cores(), help="parallel games (processes)")
     parser.add_argument(
         "--max-plies", type=int, default=400, help="score a game still going after this many plies a draw"
     )
@@ -360,7 +325,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_output(path: str | None, flag: str) -> None:
+    """Make the folder of an output file now, so a bad path fails before the match, not after it."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{flag} {path!r}: cannot make its folder ({exc.strerror})") from None
+    if os.path.isdir(path) or not os.access(folder, os.W_OK):
+        raise ValueError(f"{flag} {path!r}: cannot write a file there")
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m train.evaluate`` and ``checkers-arena``; returns the exit status."""
+    tune_process()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -376,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.max_plies < 1:
             raise ValueError(f"--max-plies must be at least 1, got {args.max_plies}")
         variant = get_rules(args.variant).name
+        for flag, path in (("--json", args.json), ("--pdn", args.pdn), ("--plot", args.plot)):
+            _check_output(path, flag)
         for spec in dict.fromkeys(specs):
             make_agent(spec, variant, args.seed)  # fail now, not inside a worker
     except (ValueError, AgentSpecError) as exc:

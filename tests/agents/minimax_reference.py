@@ -6,7 +6,7 @@ against it: alpha-beta must return the same root score as full minimax.
 
 from __future__ import annotations
 
-from agents import _search as ks
+from agents import alphabeta as ks
 from agents.minimax import evaluate_board
 from checkers_env.core import Board
 from checkers_env.core import movegen as mg

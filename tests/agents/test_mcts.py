@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.mcts import BatchedMCTS, MCTSConfig, game_from_board, uniform_evaluator
+from agents.mcts import BatchedMCTS, MCTSConfig, uniform_evaluator
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
+from checkers_env.game import game_from_board
 
 
 def _search(board, sims, trees=1, rng=None):

@@ -11,8 +11,8 @@ import pytest
 from checkers_env.core import Board
 from checkers_env.core.pdn import read_pdn
 from train import evaluate
-from train.openings import american_three_move, ballot, random_openings
-from train.ratings import elo_from_score, fit_elo, match_stats, score_interval, wilson
+from train.arena.openings import american_three_move, ballot, random_openings
+from train.arena.ratings import elo_from_score, fit_elo, match_stats, score_interval, wilson
 
 
 def test_wilson_matches_the_textbook_value():
@@ -156,5 +156,18 @@ def test_interrupted_match_keeps_finished_games(tmp_path, monkeypatch):
 def test_max_plies_adjudicates_a_draw():
     job = evaluate._jobs(["random", "random"], "american", 1, 0)[0]
     record = evaluate.play_game(job, "american", max_plies=6)
-    assert record["score"] == 0.5 and record["plies"] == 6 and "adjudicated" in record["termination"]
+    # the cap counts the moves played after the balloted opening
+    assert record["score"] == 0.5 and record["plies"] == 6 + len(job.opening.moves)
+    assert "cap of 6 moves" in record["termination"]
     assert Board("american").turn.name.lower() == record["a_colour"]
+
+
+def test_output_files_go_into_folders_made_before_the_match(tmp_path, capsys):
+    out = tmp_path / "new" / "deeper" / "games.pdn"
+    argv = ["--a", "random", "--b", "random", "--games", "2", "--workers", "1", "--quiet"]
+    assert evaluate.main(argv + ["--pdn", str(out)]) == 0
+    assert len(read_pdn(out.read_text())) == 2
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert evaluate.main(argv + ["--json", str(blocked / "x.json")]) == 2
+    assert "--json" in capsys.readouterr().err

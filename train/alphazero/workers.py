@@ -1,6 +1,6 @@
-"""Self-play on every core: the AlphaZero worker function run in a pool of processes.
+"""Self-play on every core: the self-play worker function run in a pool of processes.
 
-:func:`agents.alphazero.play_selfplay_games` is a pure function of (weights,
+:func:`train.alphazero.selfplay.play_selfplay_games` is a pure function of (weights,
 configs, seed), so an iteration's games can be split among processes that
 each play their share with their own network copy and one torch thread.
 :class:`SelfPlayPool` keeps those processes alive for the whole run (they
@@ -20,35 +20,29 @@ received so far and then :meth:`SelfPlayPool.close` ends the workers.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import queue as queue_module
 import signal
 from collections.abc import Callable
 
 import torch
 
-from agents.alphazero import GameRecord, SelfPlayConfig, play_selfplay_games
 from agents.mcts import MCTSConfig
 from agents.networks import NetConfig
+from agents.runtime import tune_process
 from checkers_env.core.variants import Rules
 
-__all__ = ["SelfPlayPool", "usable_cores"]
+from .config import SelfPlayConfig
+from .selfplay import GameRecord, play_selfplay_games
+
+__all__ = ["SelfPlayPool"]
 
 _WORKER_QUEUE = None
-
-
-def usable_cores() -> int:
-    """CPU cores this process may run on (its affinity where the OS tells it)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _init_worker(results, threads: int) -> None:
     global _WORKER_QUEUE
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    torch.set_num_threads(threads)
+    tune_process(torch_threads=threads)  # a worker process is an entry point: its threads are set here
     _WORKER_QUEUE = results
 
 

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from agents.ppo import learner_advantages  # noqa: E402
+from train.ppo import learner_advantages  # noqa: E402
 
 
 def test_reward_on_the_opponents_step_goes_to_the_learners_last_decision():

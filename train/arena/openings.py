@@ -23,7 +23,7 @@ import numpy as np
 
 from checkers_env.core import Board, Rules, get_rules
 
-__all__ = ["Opening", "american_three_move", "random_openings", "ballot"]
+__all__ = ["Opening", "american_three_move", "random_openings", "ballot", "paired_openings"]
 
 _DATA = Path(__file__).with_name("data") / "american_3move.json"
 
@@ -103,3 +103,13 @@ def ballot(variant: str | Rules, pairs: int, seed: int) -> list[Opening]:
     if not found:
         raise ValueError(f"variant {rules.name!r} has no opening of 2 or 3 plies that keeps the game going")
     return [found[i % len(found)] for i in range(pairs)]
+
+
+def paired_openings(variant: str | Rules, games: int, seed: int) -> list[tuple[Opening, bool]]:
+    """``games`` starts for a match between A and B: ``(opening, a_first)``, in pairs from one balloted
+    opening each, A playing the side that moves first in the first game of a pair and the other side
+    in the second (an odd ``games`` ends with half a pair)."""
+    if games < 0:
+        raise ValueError(f"games must not be negative, got {games}")
+    openings = ballot(variant, (games + 1) // 2, seed)
+    return [(openings[g // 2], g % 2 == 0) for g in range(games)]

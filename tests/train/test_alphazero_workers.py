@@ -7,11 +7,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from agents.alphazero import SelfPlayConfig, play_selfplay_games  # noqa: E402
 from agents.mcts import MCTSConfig  # noqa: E402
 from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
+from agents.runtime import usable_cores  # noqa: E402
 from checkers_env.core import get_rules  # noqa: E402
-from train.workers import SelfPlayPool, usable_cores  # noqa: E402
+from train.alphazero.config import SelfPlayConfig  # noqa: E402
+from train.alphazero.selfplay import play_selfplay_games  # noqa: E402
+from train.alphazero.workers import SelfPlayPool  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 MCTS = MCTSConfig(simulations=3)

@@ -1,4 +1,4 @@
-"""PPO with action masks: self-play on :class:`~checkers_env.vector.VectorEnv` against a pool of past selves.
+"""The PPO learner: masked PPO in self-play on :class:`~checkers_env.vector.VectorEnv` against a pool of past selves.
 
 The learner controls ``player_0`` in even-numbered games and ``player_1`` in
 odd ones; the other side of every game is played by one opponent drawn per
@@ -14,28 +14,34 @@ Advantages are GAE over the learner's own decisions; a game cut by
 bootstraps the unfinished games (negated when the opponent is to move: the
 game is zero-sum).
 
-:class:`PolicyAgent` plays a trained network in the arena: the most probable
-legal leg, leg after leg, until its move is complete.
+Its checkpoint plays with :class:`~agents.learned.PolicyAgent`: the most
+probable legal leg, leg after leg, until its move is complete.
+
+One iteration, top to bottom (:meth:`PPOLearner.iterate`): draw the
+rollout's opponent, collect ``rollout_steps`` env steps in every game,
+bootstrap the unfinished games, compute GAE over the learner's own
+decisions, then ``epochs`` passes of clipped PPO updates; every
+``snapshot_every`` iterations the learner's weights join the pool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from checkers_env.core.board import Board, Move
-from checkers_env.core.variants import Rules, get_rules
-from checkers_env.encoding import actions_to_move
-from checkers_env.vector import STEP_CONTINUES, VectorEnv
+from agents.base import Agent
+from agents.checkpoint import save_agent
+from agents.learned import PolicyAgent
+from agents.networks import PolicyValueNet, masked_log_softmax
+from checkers_env.core.variants import Rules
+from checkers_env.vector import VectorEnv
 
-from .alphazero import _LegDriver
-from .base import Agent
-from .networks import NetConfig, PolicyValueNet, masked_log_softmax
+from .progress import progress_bar
 
-__all__ = ["PPOConfig", "PPOTrainer", "PolicyAgent", "learner_advantages"]
+__all__ = ["PPOConfig", "PPOLearner", "learner_advantages"]
 
 
 @dataclass(frozen=True)
@@ -127,17 +133,21 @@ def learner_advantages(
     return adv
 
 
-class PPOTrainer:
-    """Masked PPO self-play for one variant.
+class PPOLearner:
+    """Masked PPO self-play for one variant; a :class:`~train.learner.Learner`.
 
     ``iterate()`` collects one rollout and updates the network; ``state_dict()``
     / ``load_state_dict()`` save and restore everything needed to resume
     (weights, optimiser, pool, counters, random generators).
     """
 
-    def __init__(self, variant: str | Rules, net_config: NetConfig, config: PPOConfig, seed: int = 0,
-                 device: str = "cpu"):  # fmt: skip
-        self.rules = get_rules(variant) if isinstance(variant, str) else variant
+    algo = "ppo"
+
+    def __init__(self, rules: Rules, cfg, device: torch.device | str = "cpu", run_dir: str | None = None):
+        self.rules = rules
+        config: PPOConfig = cfg.ppo
+        seed = cfg.seed
+        net_config = cfg.net
         self.config = config
         self.device = torch.device(device)
         torch.manual_seed(seed)
@@ -164,8 +174,14 @@ class PPOTrainer:
             actions, logp = _sample_masked(logits.cpu(), m.cpu(), self.generator)
         return actions.numpy(), logp.numpy(), values.cpu().numpy()
 
-    def iterate(self, progress: Callable[[int], None] | None = None) -> dict[str, float]:
+    def iterate(self, progress: bool = False) -> dict[str, float]:
         """One rollout and PPO update; returns statistics."""
+        with progress_bar(self.config.rollout_steps, f"rollout {self.iteration}", progress, "step") as bar:
+            stats = self._rollout_and_update(bar.update)
+        stats["games"] = self.games_finished
+        return stats
+
+    def _rollout_and_update(self, progress) -> dict[str, float]:
         c = self.config
         e_count = c.num_envs
         opp_random = not self.pool or self.rng.random() < c.random_opponent_share
@@ -213,8 +229,7 @@ class PPOTrainer:
                 out.action_masks.copy(),
                 out.agent_to_move.copy(),
             )
-            if progress is not None:
-                progress(1)
+            progress(1)
         self.recent_results = self.recent_results[-500:]
         # bootstrap: the learner's value of the final observation, negated when the opponent is to move
         with torch.inference_mode():
@@ -277,11 +292,32 @@ class PPOTrainer:
                 steps += 1
         return {k: v / max(steps, 1) for k, v in totals.items()}
 
-    # ------------------------------------------------------------ resume
+    # ------------------------------------------------------------ agents and resume
+    @property
+    def step(self) -> int:
+        return self.iteration
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+
+    def eval_agent(self, seed: int) -> Agent:
+        net = PolicyValueNet(self.rules.board_size, self.net.config)
+        net.load_state_dict(self.weights())
+        return PolicyAgent(net, self.rules, seed=seed, name="ppo")
+
+    def default_opponents(self) -> list[str]:
+        return ["random"]
+
+    def curve_targets(self) -> list[tuple[str, float]]:
+        return [("95% vs random", 0.95)]
+
+    def save_agents(self, run_dir: str, meta: dict) -> None:
+        save_agent(os.path.join(run_dir, "best.pt"), self.algo, self.rules, self.net, None, meta)
+
     def state_dict(self) -> dict:
         """Everything needed to continue training (the env restarts its games on load)."""
         return {
-            "weights": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
+            "weights": self.weights(),
             "optimizer": self.optimizer.state_dict(),
             "pool": self.pool,
             "iteration": self.iteration,
@@ -304,45 +340,5 @@ class PPOTrainer:
         self.generator.set_state(state["torch_rng"])
         self.recent_results = list(state["recent_results"])
 
-
-class PolicyAgent(Agent):
-    """Plays a policy network without search: the most probable legal leg until the move is complete
-    (``sample=True``: legs sampled from the policy with the agent's generator)."""
-
-    def __init__(self, net: PolicyValueNet, variant: str | Rules, seed: int | None = None, device: str = "cpu",
-                 name: str = "ppo", sample: bool = False):  # fmt: skip
-        super().__init__(seed)
-        self.rules = get_rules(variant) if isinstance(variant, str) else variant
-        if net.board_size != self.rules.board_size:
-            raise ValueError(f"the network is for {net.board_size}x{net.board_size}, the variant is not")
-        self.device = torch.device(device)
-        self.net = net.to(self.device).eval()
-        self.name = name
-        self.sample = sample
-        self._drv = _LegDriver(self.rules, 1)
-
-    def _pick(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        with torch.inference_mode():
-            logits, _ = self.net(torch.from_numpy(np.asarray(obs, dtype=np.float32)[None]).to(self.device))
-            logp = masked_log_softmax(logits.cpu(), torch.from_numpy(np.asarray(mask, dtype=np.int8)[None]))[0]
-        p = logp.exp().numpy().astype(np.float64)
-        if p.sum() <= 0:
-            raise ValueError("the action mask has no legal action")
-        if self.sample:
-            return int(self.rng.choice(len(p), p=p / p.sum()))
-        return int(np.argmax(p))
-
-    def select_move(self, board: Board) -> Move:
-        if board.outcome() is not None:
-            raise ValueError(f"the game is over in position {board.fen()}")
-        self._drv.load(0, board)
-        legs: list[int] = []
-        while True:
-            self._drv.refresh(0)
-            a = self._pick(self._drv.obs[0], self._drv.masks[0])
-            legs.append(a)
-            if self._drv.step(0, a) != STEP_CONTINUES:
-                return actions_to_move(board, legs)
-
-    def select_action(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        return self._pick(observation, mask)
+    def close(self) -> None:
+        pass

@@ -1,0 +1,82 @@
+"""AlphaZero's settings: how self-play games are played, and how the learner trains on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agents.mcts import MCTSConfig
+
+__all__ = ["SelfPlayConfig", "AlphaZeroConfig"]
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play games are played."""
+
+    parallel_games: int = 64
+    """Games played at once by one worker; their MCTS leaves form one network batch."""
+    max_moves: int = 120
+    """Whole moves after which a self-play game is stopped and adjudicated."""
+    temperature_moves: int = 12
+    """Whole moves (plies) played by sampling from the visit counts; later moves take the most visited leg."""
+    temperature: float = 1.0
+    """Temperature of that sampling."""
+    adjudicate_margin: float = 2.0
+    """A game stopped at max_moves is scored a win for the side ahead by at least this much material
+    (man 1, king 1.5) instead of a draw; 0 turns adjudication off. Domain knowledge that gives short
+    runs a denser value signal than the many capped games of early self-play."""
+    adjudicated_value: float = 0.5
+    """Value target of an adjudicated win (a real win is 1): being ahead is not the same as winning, and
+    a lower value teaches the search to finish games rather than hold a lead until the cap."""
+
+    def __post_init__(self) -> None:
+        if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
+            raise ValueError(f"invalid SelfPlayConfig {self}")
+        if not 0.0 <= self.adjudicated_value <= 1.0:
+            raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
+
+
+@dataclass
+class AlphaZeroConfig:
+    """Settings of the AlphaZero learner (``--alphazero.*`` on the command line)."""
+
+    mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=32, discount=0.99))
+    """Search settings of self-play."""
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    """How self-play games are played."""
+    workers: int = 0
+    """Processes playing an iteration's self-play games; 0: one per usable core; 1: play them in the
+    training process."""
+    games_per_iteration: int = 64
+    """Self-play games between two training phases."""
+    replay_capacity: int = 60_000
+    """Positions kept in the replay buffer."""
+    batch_size: int = 256
+    """Positions per gradient step."""
+    sample_reuse: float = 4.0
+    """Gradient-step samples drawn per new position."""
+    learning_rate: float = 2e-3
+    """AdamW step size."""
+    weight_decay: float = 1e-4
+    """AdamW weight decay."""
+    gate_games: int = 0
+    """Games of the new network against the previous best after each iteration (0: every new network is
+    accepted, as in AlphaZero; >0: AlphaGo Zero gating)."""
+    gate_threshold: float = 0.55
+    """Score the new network needs against the previous best to replace it (when gate_games > 0)."""
+    eval_simulations: int = 64
+    """MCTS simulations per searched leg when the agent is evaluated (and stored in its checkpoints)."""
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the first bad field."""
+        for name in ("games_per_iteration", "replay_capacity", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"alphazero.{name} must be at least 1, got {getattr(self, name)}")
+        if self.workers < 0:
+            raise ValueError(f"alphazero.workers must be 0 (one per usable core) or more, got {self.workers}")
+        if self.gate_games < 0:
+            raise ValueError(f"alphazero.gate_games must not be negative, got {self.gate_games}")
+        if self.eval_simulations < 2:
+            raise ValueError(f"alphazero.eval_simulations must be at least 2, got {self.eval_simulations}")
+        if self.sample_reuse <= 0 or self.learning_rate <= 0 or self.weight_decay < 0:
+            raise ValueError("alphazero.sample_reuse and learning_rate must be positive, weight_decay not negative")

@@ -1,0 +1,277 @@
+"""The AlphaZero learner: one iteration, top to bottom.
+
+    self-play  ->  game log + replay buffer  ->  gradient steps  ->  gating  ->  best network
+
+1. **Self-play** (:func:`~train.alphazero.selfplay.play_selfplay_games`): the
+   current network plays ``games_per_iteration`` games against itself,
+   searching every leg with batched MCTS, in ``workers`` processes
+   (:class:`~train.alphazero.workers.SelfPlayPool`) or in this one. Each
+   finished game is appended to the on-disk :class:`~train.alphazero.replay.GameLog`
+   as it arrives, then its positions join the :class:`~train.alphazero.replay.ReplayBuffer`.
+2. **Training** (:func:`~train.alphazero.loss.train_step`): about
+   ``sample_reuse`` samples per new position, in minibatches drawn uniformly
+   from the buffer.
+3. **Gating** (optional, ``gate_games > 0``): the new network plays the best
+   one in the arena (:func:`train.arena.play_match`) and replaces it only
+   with a score of ``gate_threshold`` or more; without gating every new
+   network becomes the best, as in AlphaZero.
+
+The training state (:meth:`AlphaZeroLearner.state_dict`) holds the networks,
+the optimiser, the counters and how many logged games have been trained
+on; it does not hold the buffer, which is rebuilt from the log on resume.
+An iteration interrupted during self-play resumes with the games already
+logged and plays only the rest.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.checkpoint import save_agent
+from agents.learned import MCTSAgent
+from agents.mcts import MCTSConfig
+from agents.networks import PolicyValueNet
+from agents.runtime import usable_cores
+from checkers_env.core import Board, Rules
+from checkers_env.core.pdn import game_to_pdn
+
+from ..arena import paired_openings, play_match
+from ..progress import progress_bar
+from .config import AlphaZeroConfig
+from .loss import train_step
+from .replay import GameLog, ReplayBuffer
+from .selfplay import GameRecord, play_selfplay_games
+from .workers import SelfPlayPool
+
+__all__ = ["AlphaZeroLearner"]
+
+
+class AlphaZeroLearner:
+    """AlphaZero on one variant (see the module docstring); a :class:`~train.learner.Learner`."""
+
+    algo = "alphazero"
+
+    def __init__(self, rules: Rules, cfg, device: torch.device, run_dir: str):
+        self.rules = rules
+        self.cfg = cfg
+        self.az: AlphaZeroConfig = cfg.alphazero
+        self.device = device
+        self.run_dir = run_dir
+        torch.manual_seed(cfg.seed)
+        self.net = PolicyValueNet(rules.board_size, cfg.net).to(device)
+        self.best_weights = self.weights()
+        self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=self.az.learning_rate,
+                                           weight_decay=self.az.weight_decay)  # fmt: skip
+        self.buffer = ReplayBuffer(self.az.replay_capacity, rules.board_size)
+        self.log = GameLog(os.path.join(run_dir, "replay"))
+        self.rng = np.random.default_rng(cfg.seed)
+        self.iteration = 0
+        self.games_trained = 0
+        """Games of the log (from the first) that training has used; later ones are new."""
+        self.train_steps = 0
+        self._sizes: list[tuple[int, int]] = []  # (log index, positions) of the games in the buffer
+        self._untrained = 0  # positions of logged games not yet trained on
+        self._workers = self.az.workers or usable_cores()
+        self._pool: SelfPlayPool | None = None
+        if self.log.count:
+            # a fresh run in a folder that has a log but no training state: start over from those games
+            self._refill(0)
+
+    # ------------------------------------------------------------ one iteration
+
+    def iterate(self, progress: bool) -> dict[str, float]:
+        stats: dict[str, float] = {}
+        # 1. self-play: the games this iteration still needs (a resumed one keeps those already logged)
+        logged = self.log.count - self.games_trained
+        wanted = self.az.games_per_iteration - logged
+        if wanted > 0:
+            t0 = time.perf_counter()
+            games = self._selfplay(wanted, progress)
+            results = [g.winner for g in games]
+            stats.update(
+                selfplay_seconds=round(time.perf_counter() - t0, 2),
+                games=len(games),
+                positions=sum(g.positions for g in games),
+                mean_plies=float(np.mean([g.plies for g in games])),
+                draws=results.count(-1) / len(games),
+            )
+            self._write_samples(games[: self.cfg.sample_games])
+        self.log.sync()
+
+        # 2. training: about sample_reuse samples per new position
+        t0 = time.perf_counter()
+        n_steps = max(1, math.ceil(self._untrained * self.az.sample_reuse / self.az.batch_size))
+        losses: list[dict[str, float]] = []
+        with progress_bar(n_steps, "training", progress, "step") as bar:
+            for _ in range(n_steps):
+                batch = self.buffer.sample(self.az.batch_size, self.rng)
+                losses.append(train_step(self.net, self.optimizer, batch, self.device))
+                bar.update(1)
+        self.train_steps += n_steps
+        for key in losses[0]:
+            stats[key] = float(np.mean([x[key] for x in losses]))
+        stats["train_seconds"] = round(time.perf_counter() - t0, 2)
+
+        # 3. gating: the new network must beat the best one, or every new network is the best
+        if self.az.gate_games > 0:
+            score = self._gate(progress)
+            stats["gate_score"] = score
+            if score >= self.az.gate_threshold:
+                self.best_weights = self.weights()
+        else:
+            self.best_weights = self.weights()
+
+        # 4. bookkeeping: the logged games are trained on; the log keeps what the buffer holds
+        self.games_trained = self.log.count
+        self._untrained = 0
+        self.iteration += 1
+        self.log.prune(self._oldest_kept())
+        stats["train_steps"] = self.train_steps
+        stats["buffer"] = self.buffer.size
+        stats["games_logged"] = self.log.count
+        return stats
+
+    def _selfplay(self, count: int, progress: bool) -> list[GameRecord]:
+        """Play ``count`` games with the current network; each is logged and buffered as it arrives."""
+        seed = int(np.random.SeedSequence([self.cfg.seed, self.iteration, self.log.count]).generate_state(1)[0])
+        weights = self.weights()
+        self.log.new_file()
+        with progress_bar(count, f"self-play it {self.iteration}", progress, "game") as bar:
+
+            def received(game: GameRecord) -> None:
+                index = self.log.count
+                self.log.append(game)  # on disk before anything else: a kill now loses no finished game
+                self._add(index, game)
+                bar.update(1)
+
+            args = (weights, self.cfg.net, self.rules, self.az.mcts, self.az.selfplay, seed, count,
+                    str(self.device))  # fmt: skip
+            if self._workers > 1 and count > 1:
+                if self._pool is None:
+                    self._pool = SelfPlayPool(self._workers)
+                return self._pool.play(*args, on_game=received)
+            return play_selfplay_games(*args, on_game=received)
+
+    def _gate(self, progress: bool) -> float:
+        new = self._player(self.weights(), "new network")
+        best = self._player(self.best_weights, "previous best")
+        starts = paired_openings(self.rules, 2 * max(1, self.az.gate_games // 2), self.cfg.seed + self.iteration)
+        with progress_bar(len(starts), "gating", progress, "game") as bar:
+            results = play_match(self.rules, new, best, starts, self.cfg.eval_max_moves,
+                                 on_game=lambda k, r: bar.update(1))  # fmt: skip
+        return float(np.mean([r.score for r in results]))
+
+    # ------------------------------------------------------------ buffer and log
+
+    def _add(self, index: int, game: GameRecord) -> None:
+        self.buffer.add_game(game)
+        self._sizes.append((index, game.positions))
+        self._untrained += game.positions
+
+    def _oldest_kept(self) -> int:
+        """Log index of the oldest game with positions still in the buffer."""
+        held = 0
+        for k in range(len(self._sizes) - 1, -1, -1):
+            held += self._sizes[k][1]
+            if held >= self.buffer.capacity:
+                self._sizes = self._sizes[k:]
+                return self._sizes[0][0]
+        return self._sizes[0][0] if self._sizes else self.log.count
+
+    def _refill(self, trained: int) -> None:
+        """Rebuild the buffer from the log; games from index ``trained`` on count as new."""
+        if self.log.count < trained:
+            raise ValueError(
+                f"the game log in {self.log.folder!r} has {self.log.count} games but the training state has "
+                f"trained on {trained}: the log was changed or removed; the run cannot resume"
+            )
+        self.buffer = ReplayBuffer(self.az.replay_capacity, self.rules.board_size)
+        self._sizes = []
+        self._untrained = 0
+        for index, game in self.log.read():
+            self.buffer.add_game(game)
+            self._sizes.append((index, game.positions))
+            if index >= trained:
+                self._untrained += game.positions
+        self.games_trained = trained
+
+    def _write_samples(self, games: list[GameRecord]) -> None:
+        """Append a few self-play games to ``samples.pdn`` (a game stopped at max_moves has result ``*``)."""
+        if not games:
+            return
+        texts = []
+        for k, g in enumerate(games):
+            board = Board(self.rules)
+            for m in g.moves:
+                board.push(m)
+            result = board.result() if board.outcome() is not None else "*"
+            tags = {"Event": f"self-play iteration {self.iteration}", "Round": str(k + 1)}
+            texts.append(game_to_pdn(board, tags, result=result))
+        with open(os.path.join(self.run_dir, "samples.pdn"), "a") as fh:
+            fh.write("\n".join(texts) + "\n")
+
+    # ------------------------------------------------------------ players and checkpoints
+
+    @property
+    def step(self) -> int:
+        return self.train_steps
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+
+    def _eval_mcts(self) -> MCTSConfig:
+        return MCTSConfig(**{**self.az.mcts.__dict__, "simulations": self.az.eval_simulations})
+
+    def _player(self, weights: dict[str, torch.Tensor], name: str, seed: int | None = None) -> MCTSAgent:
+        net = PolicyValueNet(self.rules.board_size, self.cfg.net)
+        net.load_state_dict(weights)
+        return MCTSAgent(net, self.rules, self._eval_mcts(), seed=seed, device=str(self.device), name=name)
+
+    def eval_agent(self, seed: int) -> Agent:
+        return self._player(self.best_weights, "alphazero", seed)
+
+    def default_opponents(self) -> list[str]:
+        return []
+
+    def curve_targets(self) -> list[tuple[str, float]]:
+        return [("75% vs minimax:2", 0.75), ("50% vs minimax:4", 0.5)]
+
+    def save_agents(self, run_dir: str, meta: dict) -> None:
+        best = PolicyValueNet(self.rules.board_size, self.cfg.net)
+        best.load_state_dict(self.best_weights)
+        save_agent(os.path.join(run_dir, "best.pt"), self.algo, self.rules, best, self._eval_mcts(), meta)
+        save_agent(os.path.join(run_dir, "latest.pt"), self.algo, self.rules, self.net, self._eval_mcts(), meta)
+
+    # ------------------------------------------------------------ resume
+
+    def state_dict(self) -> dict[str, object]:
+        return {
+            "weights": self.weights(),
+            "best_weights": self.best_weights,
+            "optimizer": self.optimizer.state_dict(),
+            "iteration": self.iteration,
+            "games_trained": self.games_trained,
+            "train_steps": self.train_steps,
+            "rng": self.rng.bit_generator.state,
+        }
+
+    def load_state_dict(self, state: dict[str, object]) -> None:
+        self.net.load_state_dict(state["weights"])
+        self.best_weights = state["best_weights"]
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.iteration = int(state["iteration"])
+        self.train_steps = int(state["train_steps"])
+        self.rng.bit_generator.state = state["rng"]
+        self._refill(int(state["games_trained"]))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        self.log.close()

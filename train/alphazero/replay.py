@@ -1,0 +1,210 @@
+"""The replay buffer in memory, and the append-only game log on disk that it is rebuilt from.
+
+Every finished self-play game is appended to the :class:`GameLog` as soon as
+it arrives (a kill of the process loses no finished game: the bytes are in
+the file when ``append`` returns) and added to the :class:`ReplayBuffer`,
+which keeps the newest ``capacity`` positions for sampling. Positions are
+written once: the training state stores how many games of the log it has
+trained on, not the buffer, and resuming reads the log back.
+
+Log files (``replay/games-<index of the first game>.bin``, one per
+iteration) are sequences of framed records::
+
+    b"CKGR"  uint32 length  uint32 crc32   payload (length bytes: an .npz of the record's arrays)
+
+A record cut short by a kill, or one whose checksum does not match, ends the
+log: it and anything after it are dropped (and truncated away) when the log
+is read. Files whose games are all older than what the buffer keeps are
+deleted, so the log stays bounded.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import zlib
+
+import numpy as np
+
+from .selfplay import POLICY_SLOTS, GameRecord
+
+__all__ = ["ReplayBuffer", "GameLog", "encode_record", "decode_record"]
+
+_MAGIC = b"CKGR"
+_HEADER = struct.Struct("<4sII")
+
+
+class ReplayBuffer:
+    """The most recent ``capacity`` positions with policy and value targets (a ring)."""
+
+    def __init__(self, capacity: int, board_size: int, planes: int = 8):
+        if capacity < 1:
+            raise ValueError(f"capacity must be positive, got {capacity}")
+        self.capacity = int(capacity)
+        self.board_size = board_size
+        self.obs = np.zeros((capacity, planes, board_size, board_size), dtype=np.float16)
+        self.acts = np.full((capacity, POLICY_SLOTS), -1, dtype=np.int16)
+        self.probs = np.zeros((capacity, POLICY_SLOTS), dtype=np.float16)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.size = 0
+        self.next = 0
+        self.total_added = 0
+
+    def add_game(self, game: GameRecord) -> None:
+        """Append every stored position of ``game``."""
+        values = game.value_targets
+        for t in range(len(values)):
+            j = self.next
+            self.obs[j] = game.observations[t]
+            self.acts[j] = game.policy_actions[t]
+            self.probs[j] = game.policy_probs[t]
+            self.values[j] = values[t]
+            self.next = (j + 1) % self.capacity
+            self.size = min(self.size + 1, self.capacity)
+            self.total_added += 1
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """A uniform minibatch: ``obs [B, 8, N, N]``, ``acts``/``probs [B, POLICY_SLOTS]``, ``values [B]``."""
+        if self.size == 0:
+            raise ValueError("the replay buffer is empty")
+        idx = rng.integers(0, self.size, size=batch_size)
+        return {
+            "obs": self.obs[idx].astype(np.float32),
+            "acts": self.acts[idx],
+            "probs": self.probs[idx].astype(np.float32),
+            "values": self.values[idx],
+        }
+
+
+def encode_record(game: GameRecord) -> bytes:
+    """The payload of one log record: an .npz of the game's arrays and facts (no pickles)."""
+    facts = {"winner": game.winner, "adjudicated": game.adjudicated, "moves": game.moves, "plies": game.plies}
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        observations=game.observations,
+        policy_actions=game.policy_actions,
+        policy_probs=game.policy_probs,
+        colours=game.colours,
+        value_targets=game.value_targets,
+        facts=np.frombuffer(json.dumps(facts).encode(), dtype=np.uint8),
+    )
+    return buffer.getvalue()
+
+
+def decode_record(payload: bytes) -> GameRecord:
+    """Inverse of :func:`encode_record` (raises ``ValueError`` for a payload that is not one)."""
+    try:
+        with np.load(io.BytesIO(payload), allow_pickle=False) as data:
+            facts = json.loads(bytes(data["facts"]).decode())
+            return GameRecord(
+                observations=data["observations"],
+                policy_actions=data["policy_actions"],
+                policy_probs=data["policy_probs"],
+                colours=data["colours"],
+                value_targets=data["value_targets"],
+                winner=int(facts["winner"]),
+                adjudicated=bool(facts["adjudicated"]),
+                moves=list(facts["moves"]),
+                plies=int(facts["plies"]),
+            )
+    except Exception as exc:
+        raise ValueError(f"not a game record: {exc}") from None
+
+
+class GameLog:
+    """Append-only files of finished self-play games in ``folder`` (see the module docstring).
+
+    Games are numbered from 0 in the order they were appended; :attr:`count`
+    is the number of games appended so far (including those in files
+    already pruned).
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = os.fspath(folder)
+        os.makedirs(self.folder, exist_ok=True)
+        self._fh = None
+        self.count = 0
+        files = self._files()
+        if files:
+            first, path = files[-1]
+            self.count = first + sum(1 for _ in self._records(path, repair=True))
+
+    def _files(self) -> list[tuple[int, str]]:
+        out = []
+        for name in os.listdir(self.folder):
+            if name.startswith("games-") and name.endswith(".bin"):
+                try:
+                    out.append((int(name[6:-4]), os.path.join(self.folder, name)))
+                except ValueError:
+                    continue
+        return sorted(out)
+
+    @staticmethod
+    def _records(path: str, repair: bool):
+        """The payloads of a file's whole, intact records; with ``repair`` a torn or corrupt tail is cut off."""
+        good_end = 0
+        with open(path, "rb") as fh:
+            while True:
+                header = fh.read(_HEADER.size)
+                if len(header) < _HEADER.size:
+                    break
+                magic, length, crc = _HEADER.unpack(header)
+                payload = fh.read(length)
+                if magic != _MAGIC or len(payload) < length or zlib.crc32(payload) != crc:
+                    break
+                good_end = fh.tell()
+                yield payload
+            torn = fh.seek(0, os.SEEK_END) != good_end
+        if torn and repair:
+            with open(path, "r+b") as fh:
+                fh.truncate(good_end)
+
+    def new_file(self) -> None:
+        """Start a new file for the games appended from now on (one per iteration keeps pruning fine-grained)."""
+        self.close()
+        path = os.path.join(self.folder, f"games-{self.count:09d}.bin")
+        self._fh = open(path, "ab")
+
+    def append(self, game: GameRecord) -> None:
+        """Append one game; it is in the file (safe from a kill of this process) when this returns."""
+        if self._fh is None:
+            self.new_file()
+        payload = encode_record(game)
+        self._fh.write(_HEADER.pack(_MAGIC, len(payload), zlib.crc32(payload)) + payload)
+        self._fh.flush()
+        self.count += 1
+
+    def sync(self) -> None:
+        """Flush the current file to the disk (``fsync``): its games then survive a power cut too."""
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+
+    def read(self, start: int = 0, stop: int | None = None) -> list[tuple[int, GameRecord]]:
+        """``(index, game)`` of the logged games with ``start <= index < stop`` that are still on disk."""
+        out = []
+        for first, path in self._files():
+            index = first
+            for payload in self._records(path, repair=False):
+                if index >= start and (stop is None or index < stop):
+                    out.append((index, decode_record(payload)))
+                index += 1
+        return out
+
+    def prune(self, keep_from: int) -> list[str]:
+        """Delete the files all of whose games have an index below ``keep_from``; returns their paths."""
+        files = self._files()
+        removed = []
+        for (_, path), (next_first, _) in zip(files, files[1:]):
+            if next_first <= keep_from:
+                os.unlink(path)
+                removed.append(path)
+        return removed
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None

@@ -1,0 +1,219 @@
+"""The self-play worker: games of a network against itself, searched with batched MCTS.
+
+:func:`play_selfplay_games` is a pure function of ``(weights, configs,
+seed)`` that returns finished :class:`GameRecord` s, so it runs in another
+process (the local pool) or on another machine unchanged. Its games are
+played ``parallel_games`` at a time through :class:`checkers_env.game.LegGames`;
+every simulation round sends the leaves of all their trees to the network as
+one batch. A leg with a single legal choice is played without search and not
+stored. Each searched position is stored with the search's visit shares (the
+policy target) and, once the game ends, its value target.
+
+Board symmetries: none are used for augmentation. On 8x8 and 10x10 the dark
+squares are not mapped onto dark squares by the left-right mirror (a1 is dark,
+h1 is light), nor by the up-down mirror; the half turn maps the board onto
+itself but swaps the sides, which the mover's-frame observation already
+accounts for. So no variant has a symmetry left to exploit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from agents.learned import choose_leg, make_evaluator
+from agents.mcts import BatchedMCTS, MCTSConfig
+from agents.networks import NetConfig, PolicyValueNet
+from checkers_env.core.board import Board
+from checkers_env.core.variants import Rules, get_rules
+from checkers_env.game import STEP_TERMINATED, LegGames
+
+from .config import SelfPlayConfig
+
+__all__ = ["POLICY_SLOTS", "GameRecord", "play_selfplay_games", "adjudicate", "value_targets", "sparse_policy"]
+
+POLICY_SLOTS = 48
+"""Legal legs kept per stored position (the most visited first); more are rare on 8x8."""
+
+
+@dataclass
+class GameRecord:
+    """One finished self-play game."""
+
+    observations: np.ndarray
+    """``float16[T, 8, N, N]``: the searched positions (legs with one legal choice are not stored)."""
+    policy_actions: np.ndarray
+    """``int16[T, POLICY_SLOTS]``: legal legs of each position, most visited first, -1 padded."""
+    policy_probs: np.ndarray
+    """``float16[T, POLICY_SLOTS]``: visit share of each of those legs."""
+    colours: np.ndarray
+    """``int8[T]``: colour to move (0 White, 1 Black) in each position."""
+    value_targets: np.ndarray
+    """``float32[T]``: what the value head learns for each position: the result for the player to move
+    (+1 win, -1 loss, 0 draw; +-``adjudicated_value`` when the game was adjudicated), times the MCTS
+    ``discount`` once per whole move between the position and the end of the game."""
+    winner: int
+    """0 White, 1 Black, -1 draw (a game stopped at ``max_moves`` is adjudicated, see SelfPlayConfig)."""
+    adjudicated: bool = False
+    """The game was stopped at ``max_moves`` and scored by material."""
+    moves: list[str] = field(default_factory=list)
+    """The game's whole moves as PDN text."""
+    plies: int = 0
+    """Whole moves played."""
+
+    @property
+    def positions(self) -> int:
+        """Stored (searched) positions."""
+        return len(self.colours)
+
+
+def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winner: int, scale: float,
+                  discount: float) -> np.ndarray:  # fmt: skip
+    """``float32[T]`` value targets (see :attr:`GameRecord.value_targets`): ``move_numbers[t]`` is the
+    whole move at which position ``t`` arose, ``end`` the whole moves of the finished game."""
+    if winner < 0:
+        return np.zeros(len(colours), dtype=np.float32)
+    sign = np.where(colours == winner, 1.0, -1.0)
+    return (sign * scale * discount ** (end - move_numbers.astype(np.float64))).astype(np.float32)
+
+
+def adjudicate(board: Board, margin: float) -> int:
+    """Winner of a stopped game by material (man 1, king 1.5): 0/1 when a side leads by ``margin``
+    or more, else -1 (draw; always -1 when ``margin`` is 0)."""
+    if margin <= 0:
+        return -1
+    material = [len(board.pieces(c, kings=False)) + 1.5 * len(board.pieces(c, kings=True)) for c in (0, 1)]
+    lead = material[0] - material[1]
+    if lead >= margin:
+        return 0
+    if -lead >= margin:
+        return 1
+    return -1
+
+
+def sparse_policy(visits: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The policy target of one position: its legal legs, most visited first, and their visit shares
+    (``int16[POLICY_SLOTS]`` -1 padded, ``float16[POLICY_SLOTS]``)."""
+    legal = np.flatnonzero(mask)
+    order = legal[np.argsort(-visits[legal], kind="stable")][:POLICY_SLOTS]
+    acts = np.full(POLICY_SLOTS, -1, dtype=np.int16)
+    probs = np.zeros(POLICY_SLOTS, dtype=np.float16)
+    acts[: len(order)] = order
+    v = visits[order]
+    probs[: len(order)] = v / max(v.sum(), 1.0)
+    return acts, probs
+
+
+def play_selfplay_games(
+    weights: dict[str, torch.Tensor] | None,
+    net_config: NetConfig,
+    variant: str | Rules,
+    mcts_config: MCTSConfig,
+    selfplay_config: SelfPlayConfig,
+    seed: int,
+    num_games: int,
+    device: str = "cpu",
+    progress: Callable[[int], None] | None = None,
+    openings: Sequence[Board] | None = None,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
+    """``num_games`` finished self-play games of the network with these weights.
+
+    A pure function of its arguments (``weights=None``: a freshly initialised
+    network seeded by ``seed``). ``progress(k)`` is called as ``k`` more games
+    finish, and ``on_game(record)`` with each finished game as soon as it ends
+    (so a caller interrupted mid-call keeps them). ``openings`` (optional) are
+    start positions used in turn.
+    """
+    rules = get_rules(variant)
+    torch.manual_seed(seed)
+    net = PolicyValueNet(rules.board_size, net_config)
+    if weights is not None:
+        net.load_state_dict(weights)
+    evaluator = make_evaluator(net, device)
+    rng = np.random.default_rng(seed)
+    n = min(selfplay_config.parallel_games, num_games)
+    mcts = BatchedMCTS(rules, n, mcts_config)
+    games = LegGames(rules, n, track_moves=True)
+    playing = np.zeros(n, dtype=np.bool_)
+    recs: list[dict] = [{} for _ in range(n)]
+    started = 0
+    finished: list[GameRecord] = []
+
+    def start(i: int) -> None:
+        nonlocal started
+        if started >= num_games:
+            playing[i] = False
+            return
+        games.load(i, openings[started % len(openings)] if openings else Board(rules))
+        started += 1
+        playing[i] = True
+        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": []}
+
+    def finish(i: int, winner: int, adjudicated: bool = False) -> None:
+        r = recs[i]
+        board = games.boards[i]
+        colours = np.array(r["colours"], dtype=np.int8)
+        scale = selfplay_config.adjudicated_value if adjudicated else 1.0
+        targets = value_targets(colours, np.array(r["ply"]), board.ply, winner, scale, mcts_config.discount)
+        finished.append(
+            GameRecord(
+                observations=np.array(r["obs"], dtype=np.float16).reshape(-1, *games.obs.shape[1:]),
+                policy_actions=np.array(r["acts"], dtype=np.int16).reshape(-1, POLICY_SLOTS),
+                policy_probs=np.array(r["probs"], dtype=np.float16).reshape(-1, POLICY_SLOTS),
+                colours=colours,
+                value_targets=targets,
+                winner=winner,
+                adjudicated=adjudicated and winner >= 0,
+                moves=[str(m) for m in board.move_stack],
+                plies=len(board.move_stack),
+            )
+        )
+        if on_game is not None:
+            on_game(finished[-1])
+        if progress is not None:
+            progress(1)
+        start(i)
+
+    def advance(i: int, action: int) -> None:
+        """Take a leg; when it completes a move, end the game if the rules or the move cap say so."""
+        step = games.step(i, action)
+        if not step.move_done:
+            return
+        if step.code == STEP_TERMINATED:
+            winner = games.winner(i)
+            finish(i, -1 if winner is None else int(winner))
+        elif len(games.boards[i].move_stack) >= selfplay_config.max_moves:
+            finish(i, adjudicate(games.boards[i], selfplay_config.adjudicate_margin), adjudicated=True)
+
+    for i in range(n):
+        start(i)
+    while playing.any():
+        # play forced legs (one legal choice) without search, until every live game has a choice
+        need = np.zeros(n, dtype=np.bool_)
+        for i in range(n):
+            while playing[i]:
+                if games.observe(i) == 1:
+                    advance(i, int(games.legal[i, 0]))
+                    continue
+                need[i] = True
+                break
+        if not need.any():
+            continue
+        obs = games.obs.copy()
+        masks = games.masks.copy()
+        visits, _ = mcts.search(games.games, need, evaluator, rng)
+        for i in np.flatnonzero(need):
+            acts, probs = sparse_policy(visits[i], masks[i])
+            r = recs[i]
+            r["obs"].append(obs[i])
+            r["acts"].append(acts)
+            r["probs"].append(probs)
+            r["colours"].append(int(games.to_move(i)))
+            r["ply"].append(games.moves_played(i))
+            hot = games.moves_played(i) < selfplay_config.temperature_moves
+            advance(i, choose_leg(visits[i], selfplay_config.temperature if hot else None, rng))
+    return finished

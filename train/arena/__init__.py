@@ -1,0 +1,28 @@
+"""The arena: matches between any agents, balloted openings, and the statistics that rate them.
+
+* :mod:`train.arena.match`: the one match loop (:func:`play_match`) and
+  :func:`evaluate` (an agent against an opponent, from paired openings);
+* :mod:`train.arena.openings`: balloted openings and their pairing with colours reversed;
+* :mod:`train.arena.ratings`: Wilson intervals, Elo differences, Elo tables.
+
+``python -m train.evaluate`` (``checkers-arena``) is its command line.
+"""
+
+from __future__ import annotations
+
+from .match import GameResult, evaluate, play_match
+from .openings import Opening, ballot, paired_openings
+from .ratings import MatchStats, fit_elo, match_stats, score_interval
+
+__all__ = [
+    "GameResult",
+    "MatchStats",
+    "Opening",
+    "ballot",
+    "evaluate",
+    "fit_elo",
+    "match_stats",
+    "paired_openings",
+    "play_match",
+    "score_interval",
+]

@@ -1,0 +1,124 @@
+"""The one match loop: games between two agents from given starts, every game played in lockstep.
+
+:func:`play_match` is what the arena command, the periodic evaluation of a
+training run and AlphaZero's gating all play with. All games of a match go
+on at once: at each turn the games waiting for one agent are handed to its
+:meth:`~agents.base.Agent.select_moves` together, so a network that searches
+(or evaluates) many positions in one batch plays a whole match about as fast
+as one game, while agents that think one board at a time play them in turn.
+
+A game ends by the rules (:meth:`~checkers_env.core.Board.outcome`), or is
+scored a draw after ``max_moves`` whole moves past its opening (a safety
+net), or is lost by an agent that returns an illegal move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from agents.base import Agent, make_agent
+from checkers_env.core import Board, Color, Move, Rules, get_rules
+
+from ..progress import progress_bar
+from .openings import Opening, paired_openings
+from .ratings import match_stats
+
+__all__ = ["GameResult", "play_match", "evaluate"]
+
+
+@dataclass
+class GameResult:
+    """One finished game of a match, from A's side."""
+
+    board: Board
+    """The final position with every move (the opening's included) on its stack."""
+    a_colour: Color
+    """The colour A played."""
+    score: float
+    """A's score: 1 win, 0.5 draw, 0 loss."""
+    winner: Color | None
+    """The winning colour (None: a draw)."""
+    termination: str
+    """Why the game ended: the rules' termination, a draw by the move cap, or an illegal move."""
+    opening: str
+    """Name of the opening it started from."""
+
+
+def play_match(
+    variant: str | Rules,
+    a: Agent,
+    b: Agent,
+    starts: Sequence[tuple[Opening, bool]],
+    max_moves: int = 200,
+    on_game: Callable[[int, GameResult], None] | None = None,
+) -> list[GameResult]:
+    """Play one game per ``(opening, a_first)`` of ``starts`` between agents ``a`` and ``b``.
+
+    ``a_first``: A plays the side that moves first in the variant. ``a`` and
+    ``b`` must be different objects (two instances of one spec keep their own
+    state). ``on_game(k, result)`` is called as game ``k`` ends. Returns the
+    results in the order of ``starts``.
+    """
+    if a is b:
+        raise ValueError("the two players must be different agent objects (make two of the same spec)")
+    rules = get_rules(variant)
+    first = Board(rules).turn
+    boards = [opening.board(rules) for opening, _ in starts]
+    a_colours = [first if a_first else first.other for _, a_first in starts]
+    played = [0] * len(starts)
+    results: list[GameResult | None] = [None] * len(starts)
+
+    def end(k: int, winner: Color | None, termination: str) -> None:
+        score = 0.5 if winner is None else (1.0 if winner == a_colours[k] else 0.0)
+        results[k] = GameResult(boards[k], a_colours[k], score, winner, termination, starts[k][0].name)
+        if on_game is not None:
+            on_game(k, results[k])
+
+    def settle(k: int) -> None:
+        outcome = boards[k].outcome()
+        if outcome is not None:
+            end(k, outcome.winner, outcome.termination.value)
+        elif played[k] >= max_moves:
+            end(k, None, f"draw by the cap of {max_moves} moves")
+
+    for k in range(len(starts)):
+        settle(k)
+    while any(r is None for r in results):
+        for agent, is_a in ((a, True), (b, False)):
+            waiting = [k for k, r in enumerate(results) if r is None and (boards[k].turn == a_colours[k]) == is_a]
+            if not waiting:
+                continue
+            moves: list[Move] = agent.select_moves([boards[k].copy() for k in waiting])
+            for k, move in zip(waiting, moves):
+                if not isinstance(move, Move) or not boards[k].is_legal(move):
+                    end(k, boards[k].turn.other, f"illegal move {move} by {agent.name}")
+                    continue
+                boards[k].push(move)
+                played[k] += 1
+                settle(k)
+    return [r for r in results if r is not None]
+
+
+def evaluate(
+    variant: str | Rules,
+    agent: Agent,
+    opponent: str | Agent,
+    games: int,
+    seed: int,
+    max_moves: int = 200,
+    progress: bool = False,
+) -> tuple[dict, list[GameResult]]:
+    """Play ``games`` games of ``agent`` against ``opponent`` (an agent spec or an agent), in pairs from
+    balloted openings with colours reversed; returns the match statistics from ``agent``'s side
+    (:meth:`~train.arena.ratings.MatchStats.as_dict` plus ``"opponent"``) and the games."""
+    rules = get_rules(variant)
+    name = opponent if isinstance(opponent, str) else opponent.name
+    other = make_agent(opponent, rules.name, seed=seed) if isinstance(opponent, str) else opponent
+    starts = paired_openings(rules, games, seed)
+    with progress_bar(len(starts), f"eval vs {name}", progress, "game") as bar:
+        results = play_match(rules, agent, other, starts, max_moves, on_game=lambda k, r: bar.update(1))
+    wins = sum(r.score == 1.0 for r in results)
+    draws = sum(r.score == 0.5 for r in results)
+    stats = match_stats(wins, draws, len(results) - wins - draws)
+    return {"opponent": name, **stats.as_dict()}, results

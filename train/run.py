@@ -1,0 +1,307 @@
+"""The run loop: one training run in one folder, for any learner.
+
+    cfg = TrainConfig(variant="russian", algo="alphazero", minutes=30)
+    result = train(cfg)             # or: python -m train.selfplay --variant russian --minutes 30
+
+What a run does, whatever the algorithm (:mod:`train.learner`):
+
+1. Set up the folder (``runs/<variant>-<algo>-<timestamp>`` by default):
+   ``config.json``; or, when the folder has a ``train_state.pt``, resume:
+   check that it was made with the same variant, algorithm and network,
+   load the state (tensors and plain values only), verify its digest, make
+   the CSV logs match it and clear the temporary files a kill left behind.
+2. Iterate until the budget (training minutes; evaluations are not counted)
+   is spent: one learner iteration; every ``eval_every_minutes`` an
+   evaluation against each opponent for the learning curve; the playable
+   checkpoints; then the state, once per iteration; then the log rows.
+3. Evaluate ``best.pt`` against every opponent (``final_games`` each), write
+   ``results.json`` and print the table.
+
+Ctrl-C or SIGTERM stops the run; what the learner had finished is on disk
+(AlphaZero logs each self-play game as it ends), and running the same
+command again resumes from the last iteration's state. Every file is written
+atomically (:func:`checkers_env.core.files.atomic_write`).
+
+Files of a run folder::
+
+    config.json          the full configuration
+    best.pt              the agent to play (python -m train.evaluate --a RUN/best.pt --b minimax:4)
+    latest.pt            the newest network (alphazero with gating: may differ from best.pt)
+    train_state.pt       everything needed to resume (networks, optimiser, counters, generators, log rows)
+    replay/              alphazero's append-only self-play game log
+    train.csv, eval.csv  one row per iteration / per evaluation; tensorboard/ when TensorBoard is installed
+    learning_curve.png   score against each evaluation opponent over training minutes
+    samples.pdn          sample self-play games (alphazero)
+    results.json         the final evaluation table
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import time
+from datetime import datetime
+
+from agents.checkpoint import CheckpointError, load_trusted, tensor_digest
+from agents.networks import pick_device
+from agents.runtime import tune_process, usable_cores
+from checkers_env.core.files import atomic_write, remove_stale_temporaries
+from checkers_env.core.variants import get_rules
+
+from .arena import evaluate
+from .config import TrainConfig
+from .learner import Learner, learner_class
+from .logs import RunLogger, eval_row, plot_learning_curve
+from .progress import say
+
+__all__ = ["Run", "train", "results_table", "default_run_dir", "STATE_FORMAT", "STATE_VERSION"]
+
+STATE_FORMAT = "checkers-env-train-state"
+STATE_VERSION = 2
+_STATE_KEYS = ("format", "version", "algo", "variant", "train_seconds", "iteration", "last_eval_minutes",
+               "history", "learner", "digest")  # fmt: skip
+
+
+def default_run_dir(cfg: TrainConfig) -> str:
+    """``runs/<variant>-<algo>-<YYYYmmdd-HHMMSS>`` (a suffix is added if it exists)."""
+    base = os.path.join("runs", f"{cfg.variant}-{cfg.algo}-{datetime.now():%Y%m%d-%H%M%S}")
+    path, k = base, 1
+    while os.path.exists(path):
+        k += 1
+        path = f"{base}-{k}"
+    return path
+
+
+def results_table(rows: list[dict], title: str) -> str:
+    """The final evaluation table as text."""
+    lines = [title, f"{'opponent':<14}{'games':>6}{'W':>5}{'D':>5}{'L':>5}{'score':>8}  {'95% CI':<14}{'Elo':>7}"]
+    for r in rows:
+        lo, hi = r["score_ci"]
+        elo = r["elo"]
+        elo_text = "n/a" if elo is None else (f"{elo:+.0f}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf"))
+        lines.append(
+            f"{r['opponent']:<14}{r['games']:>6}{r['wins']:>5}{r['draws']:>5}{r['losses']:>5}"
+            f"{r['score']:>8.3f}  [{lo:.2f}, {hi:.2f}]  {elo_text:>6}"
+        )
+    return "\n".join(lines)
+
+
+class Run:
+    """One training run in one folder; :meth:`train` trains until the budget is spent, then evaluates."""
+
+    def __init__(self, cfg: TrainConfig):
+        cfg.validate()
+        self.cfg = cfg
+        self.rules = get_rules(cfg.variant)
+        self.device = pick_device(cfg.device)
+        self.run_dir = cfg.run_dir or default_run_dir(cfg)
+        self.state_path = os.path.join(self.run_dir, "train_state.pt")
+        self.resumed = os.path.exists(self.state_path)
+        state = self._read_state() if self.resumed else None
+        os.makedirs(self.run_dir, exist_ok=True)
+        if self.resumed:
+            remove_stale_temporaries(self.run_dir)
+        self.logger = RunLogger(self.run_dir)
+        self.train_seconds = 0.0
+        self.iteration = 0
+        self.last_eval_minutes = -1.0
+        self.history: dict[str, list] = {"train": [], "eval": [], "curve": []}
+        self.learner: Learner = learner_class(cfg.algo)(self.rules, cfg, self.device, self.run_dir)
+        if state is not None:
+            self._restore(state)
+        else:
+            atomic_write(os.path.join(self.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=2))
+
+    # ------------------------------------------------------------ state
+
+    def _read_state(self) -> dict:
+        """The checked training state of the folder, or :class:`CheckpointError` saying what is wrong."""
+        config_path = os.path.join(self.run_dir, "config.json")
+        if not os.path.exists(config_path):
+            raise CheckpointError(f"{self.run_dir!r} has train_state.pt but no config.json; it is not a run folder")
+        try:
+            with open(config_path) as fh:
+                stored = json.load(fh)
+            if not isinstance(stored, dict):
+                raise ValueError("it is not a JSON object")
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"cannot resume: {config_path!r} is not a readable configuration ({exc})") from None
+        mine = self.cfg.to_dict()
+        for key in ("variant", "algo", "net"):
+            if stored.get(key) != mine[key]:
+                raise CheckpointError(
+                    f"run folder {self.run_dir!r} was made with {key}={stored.get(key)!r}, not {mine[key]!r}; "
+                    "resume it with the same settings or choose another --run-dir (nothing was overwritten)"
+                )
+        state = load_trusted(self.state_path, "training state")
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise CheckpointError(f"cannot resume: {self.state_path!r} is not a training state file")
+        if state.get("version") != STATE_VERSION:
+            raise CheckpointError(
+                f"cannot resume: {self.state_path!r} has state version {state.get('version')!r}; this code resumes "
+                f"version {STATE_VERSION} (start a new run folder)"
+            )
+        missing = [k for k in _STATE_KEYS if k not in state]
+        if missing:
+            raise CheckpointError(f"cannot resume: {self.state_path!r} lacks {', '.join(missing)}; it is damaged")
+        if state["digest"] != tensor_digest(state["learner"]):
+            raise CheckpointError(
+                f"cannot resume: {self.state_path!r} is damaged (its tensors do not match the digest stored with them)"
+            )
+        return state
+
+    def _restore(self, state: dict) -> None:
+        self.train_seconds = float(state["train_seconds"])
+        self.iteration = int(state["iteration"])
+        self.last_eval_minutes = float(state["last_eval_minutes"])
+        self.history = {k: list(v) for k, v in state["history"].items()}
+        try:
+            self.learner.load_state_dict(state["learner"])
+        except (KeyError, TypeError, RuntimeError, ValueError) as exc:
+            raise CheckpointError(f"cannot resume from {self.state_path!r}: {exc}") from None
+        # the logs say exactly what the state knows: rows of an iteration lost to a kill are dropped
+        self.logger.rewrite(self.history["train"], self.history["eval"])
+
+    def save_state(self) -> None:
+        """Write the training state (once per iteration)."""
+        learner = self.learner.state_dict()
+        state = {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "algo": self.cfg.algo,
+            "variant": self.rules.name,
+            "train_seconds": self.train_seconds,
+            "iteration": self.iteration,
+            "last_eval_minutes": self.last_eval_minutes,
+            "history": self.history,
+            "learner": learner,
+            "digest": tensor_digest(learner),
+        }
+        import torch
+
+        atomic_write(self.state_path, lambda fh: torch.save(state, fh))
+
+    # ------------------------------------------------------------ evaluation
+
+    def _opponents(self) -> list[str]:
+        ops = list(self.cfg.eval_opponents)
+        for spec in reversed(self.learner.default_opponents()):
+            if spec not in ops:
+                ops.insert(0, spec)
+        return ops
+
+    def _evaluate_now(self, force: bool = False) -> list[dict]:
+        """The periodic evaluation, when due: one row per opponent (also kept in the history)."""
+        cfg = self.cfg
+        minutes = self.train_seconds / 60
+        if cfg.eval_games <= 0 or (not force and minutes - self.last_eval_minutes < cfg.eval_every_minutes):
+            return []
+        seed = cfg.seed + 7919 * (self.iteration + 1)
+        agent = self.learner.eval_agent(seed)
+        rows = []
+        for spec in self._opponents():
+            doc, _ = evaluate(self.rules, agent, spec, cfg.eval_games, seed, cfg.eval_max_moves, cfg.progress)
+            row = eval_row(minutes, spec, doc["wins"], doc["draws"], doc["losses"], self.learner.step)
+            rows.append(row)
+            self.history["curve"].append({"train_minutes": minutes, **doc})
+            say(f"  eval at {minutes:.1f} min vs {spec}: score {doc['score']:.3f} over {doc['games']} games")
+        self.history["eval"].extend(rows)
+        self.last_eval_minutes = minutes
+        return rows
+
+    def _plot(self) -> None:
+        plot_learning_curve(
+            os.path.join(self.run_dir, "eval.csv"),
+            os.path.join(self.run_dir, "learning_curve.png"),
+            f"{self.cfg.algo} on {self.rules.name}",
+            self.learner.curve_targets(),
+        )
+
+    def _log(self, train_rows: list[dict], eval_rows: list[dict]) -> None:
+        for row in train_rows:
+            self.logger.train_row(row, self.learner.step)
+        for row in eval_rows:
+            self.logger.eval_row(row)
+        if eval_rows:
+            self._plot()
+
+    # ------------------------------------------------------------ the loop
+
+    def train(self) -> dict:
+        """Train until the budget is spent, then evaluate; returns the final results document."""
+        cfg = self.cfg
+        budget = cfg.minutes * 60
+        verb = "resuming" if self.resumed else "training"
+        say(f"{verb} {cfg.algo} on {self.rules.name} in {self.run_dir} (device {self.device}, "
+            f"{self.train_seconds / 60:.1f} of {cfg.minutes} minutes done)")  # fmt: skip
+        if self.last_eval_minutes < 0:
+            self._log([], self._evaluate_now(force=True))
+        while self.train_seconds < budget:
+            t0 = time.perf_counter()
+            stats = self.learner.iterate(cfg.progress)
+            self.train_seconds += time.perf_counter() - t0
+            self.iteration += 1
+            row = {"iteration": self.iteration, "train_minutes": round(self.train_seconds / 60, 3), **stats}
+            self.history["train"].append(row)
+            say("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+            last = self.train_seconds >= budget
+            evals = self._evaluate_now(force=last and self.last_eval_minutes < self.train_seconds / 60 - 1e-9)
+            meta = {"train_minutes": self.train_seconds / 60, "iteration": self.iteration, "step": self.learner.step}
+            self.learner.save_agents(self.run_dir, meta)
+            self.save_state()
+            self._log([row], evals)
+        return self.final_evaluation()
+
+    def final_evaluation(self) -> dict:
+        """Evaluate best.pt against every opponent and write results.json; print the table."""
+        cfg = self.cfg
+        rows = []
+        if cfg.final_games > 0:
+            agent = self.learner.eval_agent(cfg.seed + 104729)
+            for spec in self._opponents():
+                doc, _ = evaluate(self.rules, agent, spec, cfg.final_games, cfg.seed + 104729, cfg.eval_max_moves,
+                                  cfg.progress)  # fmt: skip
+                rows.append(doc)
+        result = {
+            "variant": self.rules.name,
+            "algo": cfg.algo,
+            "run_dir": self.run_dir,
+            "train_minutes": self.train_seconds / 60,
+            "iterations": self.iteration,
+            "step": self.learner.step,
+            "final": rows,
+            "curve": self.history["curve"],
+            "last_iteration": self.history["train"][-1] if self.history["train"] else {},
+        }
+        atomic_write(os.path.join(self.run_dir, "results.json"), json.dumps(result, indent=2, default=float))
+        title = (f"{cfg.algo} on {self.rules.name} after {self.train_seconds / 60:.1f} training minutes "
+                 f"({self.run_dir}/best.pt)")  # fmt: skip
+        print(results_table(rows, title) if rows else title)
+        return result
+
+    def close(self) -> None:
+        """End worker processes and close the logs."""
+        self.learner.close()
+        self.logger.close()
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Train with ``cfg`` (see :class:`Run`); Ctrl-C or SIGTERM stops the run (resumable) and re-raises
+    ``KeyboardInterrupt``. Sets this process's threads (``cfg.threads``, default one per usable core)."""
+    tune_process(torch_threads=cfg.threads or usable_cores())
+    run = Run(cfg)
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        return run.train()
+    except KeyboardInterrupt:
+        say(f"interrupted: finished work is saved; resume with --run-dir {run.run_dir}")
+        raise
+    finally:
+        run.close()
+        signal.signal(signal.SIGTERM, previous)
