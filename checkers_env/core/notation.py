@@ -24,7 +24,12 @@ Squares have two spellings:
 FEN is the PDN form ``W:W21,22,K30:B1,2`` (side to move, then each colour's
 pieces, ``K`` marking kings, ranges such as ``1-12`` allowed on input).
 Optional trailing fields ``H<n>`` (plies since the last capture) and ``F<n>``
-(move number) are read and, on request, written.
+(move number) are read and, on request, written; ``H`` runs from 0 to
+:data:`MAX_CLOCK` and ``F`` from 1 to :data:`MAX_MOVE_NUMBER`.
+
+A FEN must describe a position that can arise: no man on the row where its
+side is crowned (it would be a king: write ``K``), and no side with more
+pieces than it starts with (12 on 8x8, 20 on 10x10).
 """
 
 from __future__ import annotations
@@ -45,7 +50,18 @@ __all__ = [
     "parse_fen",
     "write_fen",
     "start_fen",
+    "MAX_CLOCK",
+    "MAX_MOVE_NUMBER",
 ]
+
+MAX_CLOCK = 99_999
+"""Largest ``H`` (plies since the last capture) a FEN may give. Far beyond any
+draw rule (80 plies) and any real game, and small enough that the state's
+int64 counters can never wrap however long a game goes on from it."""
+
+MAX_MOVE_NUMBER = 99_999
+"""Largest ``F`` (move number) a FEN may give; the smallest is 1. Same reasoning
+as :data:`MAX_CLOCK`: the ply count it sets stays far from int64 limits."""
 
 
 def _numbering(rules: Rules) -> tuple[list[int], dict[int, int]]:
@@ -182,11 +198,11 @@ def parse_fen(rules: Rules, fen: str) -> ParsedFen:
             if head in pieces:
                 raise InvalidFenError(f"colour {head!r} appears twice in FEN {fen!r}")
             pieces[head] = _parse_piece_list(rules, g, field[1:], fen)
-        elif head in ("H", "F") and field[1:].strip().isdigit():
+        elif head in ("H", "F") and field[1:].strip():
             if head == "H":
-                clock = int(field[1:])
+                clock = _counter(field, 0, MAX_CLOCK, "plies since the last capture", fen)
             else:
-                move_number = int(field[1:])
+                move_number = _counter(field, 1, MAX_MOVE_NUMBER, "move number", fen)
         else:
             raise InvalidFenError(f"unexpected field {field!r} in FEN {fen!r}: expected 'W...' or 'B...'")
     wm, wk = pieces.get("W", (set(), set()))
@@ -195,7 +211,53 @@ def parse_fen(rules: Rules, fen: str) -> ParsedFen:
     if both:
         names = ", ".join(square_name(rules, i) for i in sorted(both))
         raise InvalidFenError(f"square(s) {names} hold pieces of both colours in FEN {fen!r}")
+    _check_position(rules, g, wm, wk, bm, bk, fen)
     return ParsedFen(turn, frozenset(wm), frozenset(wk), frozenset(bm), frozenset(bk), clock, move_number)
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    """``repr`` of some text, shortened so that a huge input is not echoed whole."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+def _counter(field: str, low: int, high: int, what: str, fen: str) -> int:
+    """The number of an ``H``/``F`` field, range-checked before it reaches the int64 state."""
+    digits = field[1:].strip()
+    # ASCII digits only: str.isdigit() accepts superscripts that int() refuses.
+    if not re.fullmatch(r"[0-9]+", digits):
+        raise InvalidFenError(
+            f"bad field {_clip(field)} in FEN {_clip(fen, 120)}: {field[0]} ({what}) must be a whole number"
+        )
+    # Compare lengths first: int() of thousands of digits is refused or slow.
+    significant = digits.lstrip("0") or "0"
+    value = int(significant) if len(significant) <= len(str(high)) else high + 1
+    if not low <= value <= high:
+        raise InvalidFenError(
+            f"bad field {_clip(field)} in FEN {_clip(fen, 120)}: {field[0]} ({what}) must be at least {low} "
+            f"and at most {high}"
+        )
+    return value
+
+
+def _check_position(rules: Rules, g: Geometry, wm, wk, bm, bk, fen: str) -> None:
+    """Refuse positions no game can reach: a man on its own crowning row, or more
+    pieces than a side starts with."""
+    # White's men are crowned on the top row (indices 0..H-1), Black's on the bottom row.
+    for colour, men, row in (("White", wm, range(g.per_row)), ("Black", bm, range(g.squares - g.per_row, g.squares))):
+        crowned = sorted(men & set(row))
+        if crowned:
+            name = square_name(rules, crowned[0])
+            raise InvalidFenError(
+                f"{colour} man on {name!r} in FEN {fen!r} stands on the row where {colour}'s men are crowned: "
+                f"it would be a king (write K{name})"
+            )
+    limit = rules.men_per_side
+    for colour, pieces in (("White", wm | wk), ("Black", bm | bk)):
+        if len(pieces) > limit:
+            raise InvalidFenError(
+                f"{colour} has {len(pieces)} pieces in FEN {fen!r}; a side has at most {limit}, "
+                f"the men it starts with on {rules.board_size}x{rules.board_size}"
+            )
 
 
 def write_fen(

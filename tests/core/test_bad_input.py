@@ -265,3 +265,98 @@ def test_any_move_text_is_played_or_rejected_cleanly(variant, text):
         assert board.move_stack == []
     else:
         assert len(board.move_stack) == 1
+
+
+# ------------------------------------------------- FEN clock and move number
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "H" + "9" * 5000,  # more digits than int() converts
+        "F" + "9" * 5000,
+        "H99999999999999999999",  # does not fit the state's int64 words
+        "F99999999999999999999",
+        "H9223372036854775807",  # fits int64 but wraps when the clock advances
+        "F4611686018427387904",  # the ply it gives wraps int64
+        "H100000",
+        "F100000",
+        "F0",
+        "H-1",
+        "H\u00b2",  # a digit to str.isdigit, not to int()
+        "F\u0663",  # an Arabic-Indic digit
+    ],
+)
+def test_clock_and_move_number_out_of_range(field):
+    fen = f"W:W21:B1:{field}"
+    with pytest.raises(InvalidFenError) as info:
+        Board("american", fen=fen)
+    message = str(info.value)
+    assert field[0] in message and ("H" in message or "F" in message)
+    assert len(message) < 500  # a huge field is not echoed whole
+
+
+def test_clock_and_move_number_bounds_are_documented_and_accepted():
+    from checkers_env.core.notation import MAX_CLOCK, MAX_MOVE_NUMBER
+
+    board = Board("american", fen=f"W:W21:B1:H{MAX_CLOCK}:F{MAX_MOVE_NUMBER}")
+    assert board.halfmove_clock == MAX_CLOCK
+    assert board.fen(clock=True) == f"W:W21:B1:H{MAX_CLOCK}:F{MAX_MOVE_NUMBER}"
+    for fen in (f"W:W21:B1:H{MAX_CLOCK + 1}", f"W:W21:B1:F{MAX_MOVE_NUMBER + 1}"):
+        with pytest.raises(InvalidFenError, match="at most"):
+            Board("american", fen=fen)
+
+
+# ------------------------------------------------------- impossible positions
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "square"),
+    [
+        ("american", "W:W1:B5", "1"),  # a white man on Black's back row, where White is crowned
+        ("american", "W:W22:B30", "30"),
+        ("russian", "W:Wb8:Bg3", "b8"),
+        ("russian", "B:Wc3:Bg1", "g1"),
+        ("international", "W:W3:B40", "3"),
+        ("international", "W:W30:B48", "48"),
+    ],
+)
+def test_man_on_its_promotion_row_is_refused(variant, fen, square):
+    with pytest.raises(InvalidFenError) as info:
+        Board(variant, fen=fen)
+    message = str(info.value)
+    assert repr(square) in message and fen in message and "K" in message
+    Board(variant, fen=fen.replace(f"W{square}", f"WK{square}").replace(f"B{square}", f"BK{square}"))
+
+
+def test_russian_man_on_promotion_row_cannot_capture_backwards_as_a_man():
+    # Once accepted, this man captured backwards as a man; the FEN must say king.
+    with pytest.raises(InvalidFenError):
+        Board("russian", fen="W:Wd8:Be7")
+    assert {str(m) for m in Board("russian", fen="W:WKd8:Be7").legal_moves()} == {"d8xf6", "d8xg5", "d8xh4"}
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "count", "limit"),
+    [
+        ("american", "W:W17-29:B1", 13, 12),
+        ("american", "W:W29:BK1-13", 13, 12),
+        ("russian", "W:WKa1:B5-17,K18", 14, 12),
+        ("international", "W:W25-45:B1", 21, 20),
+    ],
+)
+def test_more_pieces_than_a_side_starts_with_is_refused(variant, fen, count, limit):
+    with pytest.raises(InvalidFenError) as info:
+        Board(variant, fen=fen)
+    message = str(info.value)
+    assert str(count) in message and str(limit) in message and fen in message
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_start_position_and_full_material_with_kings_are_accepted(variant):
+    rules = get_rules(variant)
+    board = Board(variant)
+    assert Board(variant, fen=board.fen()) == board
+    n = rules.men_per_side
+    kings = "W:WK" + ",K".join(str(i) for i in range(1, n + 1)) + f":BK{rules.squares}"
+    assert len(Board(variant, fen=kings).pieces(0)) == n

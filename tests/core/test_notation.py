@@ -152,7 +152,7 @@ def test_ranges_kings_and_case(variant):
     assert {number_of_index(rules, i) for i in ranged.pieces(low_colour, kings=True)} == {1, 5}
     assert {number_of_index(rules, i) for i in ranged.pieces(low_colour, kings=False)} == {2, 3, 4}
     assert Board(variant, fen=f"w:{high.lower()}{n}:{low.lower()}k1") == Board(variant, fen=f"W:{high}{n}:{low}K1")
-    parsed = parse_fen(rules, f"B:BK1:W{n}")  # colours in either order
+    parsed = parse_fen(rules, f"B:BK1:WK{n}")  # colours in either order
     assert parsed.turn == 1 and parsed.black_kings == {index_of_number(rules, 1)}
 
 

@@ -108,13 +108,13 @@ def test_men_may_not_capture_kings(variant, expected):
         {
             SHORT: {"d4-c3", "d4-e5", "d4-c5", "d4-e3", "f6-e7", "f6-g7"},
             # Flying: any distance, stopping before the own man on f6 and the
-            # black men on b2/a1 (which cannot be jumped: a1 is occupied).
+            # black pieces on b2/a1 (which cannot be jumped: a1 is occupied).
             FLYING: {"d4-c3", "d4-e5", "d4-c5", "d4-b6", "d4-a7", "d4-e3", "d4-f2", "d4-g1", "f6-e7", "f6-g7"},
         }
     ),
 )
 def test_kings_fly_or_step_and_stop_at_pieces(variant, expected):
-    assert paths(Board(variant, fen="W:WKd4,f6:Ba1,b2")) == expected
+    assert paths(Board(variant, fen="W:WKd4,f6:BKa1,b2")) == expected
 
 
 @pytest.mark.parametrize(
@@ -374,7 +374,7 @@ def test_promotion_at_end_of_plain_move(variant):
     assert board.piece_at(f"d{top}") == (WHITE, True)
     assert paths(board) == {"b4-a3", "b4-c3"}
     assert promoting(board) == set()
-    black = Board(variant, fen="B:Wh8:Bb2")
+    black = Board(variant, fen="B:WKh8:Bb2")
     assert promoting(black) == paths(black) == {"b2-a1", "b2-c1"}
 
 
