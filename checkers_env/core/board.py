@@ -29,7 +29,7 @@ import numpy as np
 from . import movegen as mg
 from .errors import AmbiguousMoveError, EmptyMoveStackError, IllegalMoveError, InvalidSquareError
 from .geometry import geometry
-from .notation import parse_fen, parse_square, square_name, start_fen, write_fen
+from .notation import _clip, parse_fen, parse_square, square_name, start_fen, write_fen
 from .variants import Rules, get_rules
 
 __all__ = ["Board", "Move", "Color", "Outcome", "Termination", "WHITE", "BLACK"]
@@ -294,19 +294,20 @@ class Board:
         parts = [p for p in _split_move(text.strip())]
         if len(parts) < 2:
             raise IllegalMoveError(
-                f"move text {text!r} must name at least two squares, like '11-15' or '22x15' (position {self.fen()})"
+                f"move text {_clip(text)} must name at least two squares, like '11-15' or '22x15' "
+                f"(position {self.fen()})"
             )
         try:
             squares = [self.parse_square(p) for p in parts]
         except InvalidSquareError as exc:
-            raise IllegalMoveError(f"bad move text {text!r}: {exc} (position {self.fen()})") from None
+            raise IllegalMoveError(f"bad move text {_clip(text)}: {exc} (position {self.fen()})") from None
         start, end, middle = squares[0], squares[-1], squares[1:-1]
         candidates = [
             m for m in self.legal_moves() if m.start == start and m.end == end and _is_subsequence(middle, m.path[:-1])
         ]
         if not candidates:
             legal = ", ".join(str(m) for m in self.legal_moves()) or "none"
-            raise IllegalMoveError(f"illegal move {text!r} in position {self.fen()}; legal moves: {legal}")
+            raise IllegalMoveError(f"illegal move {_clip(text)} in position {self.fen()}; legal moves: {legal}")
         if len(candidates) > 1:
             # Text that names every landing square picks the move with exactly that route.
             exact = [m for m in candidates if [m.start, *m.path] == squares]
@@ -315,7 +316,7 @@ class Board:
         if len(candidates) > 1:
             options = ", ".join("x".join(square_name(self.rules, i) for i in (m.start, *m.path)) for m in candidates)
             raise AmbiguousMoveError(
-                f"move {text!r} is ambiguous in position {self.fen()}: it could be {options}; "
+                f"move {_clip(text)} is ambiguous in position {self.fen()}: it could be {options}; "
                 "give the intermediate squares"
             )
         return candidates[0]

@@ -120,10 +120,17 @@ def parse_square(rules: Rules, text: str) -> int:
     """Index of a square written as a number (the variant's numbering) or algebraically."""
     m = _SQUARE_RE.match(str(text))
     if not m:
-        raise InvalidSquareError(f"{text!r} is not a square: expected a number or a name such as 'c3'")
+        raise InvalidSquareError(f"{_clip(str(text))} is not a square: expected a number or a name such as 'c3'")
+    digits = m.group(1) if m.group(1) is not None else m.group(3)
+    # Thousands of digits would make int() raise ValueError: no square has more than two.
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > 3:
+        raise InvalidSquareError(
+            f"square {_clip(str(text).strip())} is off the board: {rules.name} squares are 1-{rules.squares}"
+        )
     if m.group(1) is not None:
-        return index_of_number(rules, int(m.group(1)))
-    return geometry(rules.board_size).index_of_algebraic(m.group(2) + m.group(3))
+        return index_of_number(rules, int(significant))
+    return geometry(rules.board_size).index_of_algebraic(m.group(2) + significant)
 
 
 @dataclass(frozen=True)

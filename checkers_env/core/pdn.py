@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 from .board import WHITE, Board, Color
 from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError
-from .notation import parse_fen, parse_square
+from .notation import _clip, parse_fen, parse_square
 from .variants import VARIANTS, Rules, get_rules
 
 __all__ = ["PdnGame", "read_pdn", "game_to_pdn", "write_pdn", "variant_of_game_type", "RESULTS"]
@@ -62,7 +62,9 @@ LINE_WIDTH = 80
 
 def _game_type_number(value: str) -> int | None:
     head = value.split(",", 1)[0].strip()
-    return int(head) if head.isdigit() else None
+    # ASCII digits, few of them: str.isdigit() accepts superscripts that int() refuses,
+    # and int() refuses thousands of digits.
+    return int(head) if re.fullmatch(r"[0-9]{1,6}", head) else None
 
 
 def _game_types() -> dict[int, str]:
@@ -86,7 +88,7 @@ def variant_of_game_type(value: str | int | None) -> str:
     table = _game_types()
     if number not in table:
         known = ", ".join(f"{n} ({v})" for n, v in sorted(table.items()))
-        raise InvalidPdnError(f"GameType {value!r} is not a supported variant; supported GameTypes: {known}")
+        raise InvalidPdnError(f"GameType {_clip(str(value))} is not a supported variant; supported GameTypes: {known}")
     return table[number]
 
 
@@ -141,7 +143,7 @@ class PdnGame:
             try:
                 move = _parse_move(board, text)
             except IllegalMoveError as exc:
-                raise InvalidPdnError(f"{self._name()}, ply {ply}, move {text!r}: {exc}") from None
+                raise InvalidPdnError(f"{self._name()}, ply {ply}, move {_clip(text)}: {exc}") from None
             board.push(move)
         return board
 

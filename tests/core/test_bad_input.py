@@ -360,3 +360,25 @@ def test_start_position_and_full_material_with_kings_are_accepted(variant):
     n = rules.men_per_side
     kings = "W:WK" + ",K".join(str(i) for i in range(1, n + 1)) + f":BK{rules.squares}"
     assert len(Board(variant, fen=kings).pieces(0)) == n
+
+
+# ------------------------------------------------------------ huge numbers
+
+
+@pytest.mark.parametrize(
+    "text", ["1-" + "1" * 5000, "1" * 5000 + "-15", "11x" + "0" * 5000 + "1", "a" + "1" * 5000 + "-b2"]
+)
+def test_move_text_with_a_huge_square_number(text):
+    board = Board("american")
+    with pytest.raises(IllegalMoveError) as info:
+        board.push(text)
+    assert START_AMERICAN in str(info.value) and len(str(info.value)) < 1000
+
+
+@pytest.mark.parametrize("variant", ["american", "russian"])
+def test_huge_square_number_is_an_invalid_square(variant):
+    from checkers_env.core.notation import parse_square
+
+    with pytest.raises(InvalidSquareError, match="off the board"):
+        parse_square(get_rules(variant), "7" * 5000)
+    assert parse_square(get_rules(variant), "0001") == parse_square(get_rules(variant), "1")

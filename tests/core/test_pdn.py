@@ -205,3 +205,28 @@ def test_write_pdn_failure_keeps_old_file(tmp_path, monkeypatch):
         write_pdn(path, [Board()])
     assert path.read_text() == "old contents"
     assert os.listdir(tmp_path) == ["games.pdn"]
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "1" * 5000, "-21", "21\u00b9"])
+def test_bad_game_type_tag_is_an_invalid_pdn_error(value):
+    (game,) = read_pdn(f'[White "Ann"]\n[GameType "{value}"]\n1. 11-15 *')
+    for action in (lambda: game.variant, game.replay):
+        with pytest.raises(InvalidPdnError, match=r"game 1 \(Ann\)") as info:
+            action()
+        assert "GameType" in str(info.value) and len(str(info.value)) < 1000
+
+
+@pytest.mark.parametrize("clock", ["H" + "9" * 5000, "H99999999999999999999", "F0", "F\u00b2"])
+def test_bad_fen_clock_tag_is_an_invalid_pdn_error(clock):
+    (game,) = read_pdn(f'[FEN "W:W21:B1:{clock}"]\n1. 21-17 *')
+    with pytest.raises(InvalidPdnError, match="game 1: bad FEN"):
+        game.replay()
+    assert game.to_pdn().endswith("1. 21-17 *\n")
+
+
+def test_move_with_a_huge_square_number_names_game_and_move():
+    text = '[Event "a"] 1. 11-15 *\n[Event "b"]\n1. 11-15 23-' + "1" * 5000 + " *"
+    second = read_pdn(text)[1]
+    with pytest.raises(InvalidPdnError, match=r"game 2, ply 2, move '23-1111") as info:
+        second.replay()
+    assert len(str(info.value)) < 1000
