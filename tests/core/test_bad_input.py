@@ -382,3 +382,51 @@ def test_huge_square_number_is_an_invalid_square(variant):
     with pytest.raises(InvalidSquareError, match="off the board"):
         parse_square(get_rules(variant), "7" * 5000)
     assert parse_square(get_rules(variant), "0001") == parse_square(get_rules(variant), "1")
+
+
+# ----------------------------------------------------------- rule field types
+
+# A wrong value of another type for every field of Rules, by the field's type.
+# (first_player is checked by value: see test_invalid_rule_combinations.)
+WRONG_TYPES = {
+    "bool": ["no", 1, 0, None, 1.0],
+    "int": ["80", 80.0, True, None],
+    "str": [1, None, b"x", ("a",)],
+    "MidCapturePromotion": ["ENDS_MOVE", 1.0, True, None],
+}
+EXPECTED_WORD = {"bool": "bool", "int": "int", "str": "str", "MidCapturePromotion": "MidCapturePromotion"}
+
+
+def _typed_fields():
+    import dataclasses
+
+    from checkers_env.core import Rules
+
+    return [(f.name, f.type) for f in dataclasses.fields(Rules) if f.name != "first_player"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [(name, value, kind) for name, kind in _typed_fields() for value in WRONG_TYPES[kind]],
+)
+def test_rule_override_of_the_wrong_type(field, value, expected):
+    with pytest.raises(RulesError) as info:
+        Board("american", **{field: value})
+    message = str(info.value)
+    assert field in message and EXPECTED_WORD[expected] in message and type(value).__name__ in message
+
+
+def test_every_rule_field_has_a_type_check():
+    assert {kind for _, kind in _typed_fields()} <= set(WRONG_TYPES)
+
+
+def test_rule_overrides_of_the_right_type_are_accepted():
+    import numpy as np
+
+    from checkers_env.core import MidCapturePromotion
+
+    rules = get_rules("american", draw_plies=np.int64(60), mid_capture_promotion=1, forced_capture=False)
+    assert rules.draw_plies == 60 and type(rules.draw_plies) is int
+    assert rules.mid_capture_promotion is MidCapturePromotion.CONTINUES_AS_KING
+    assert rules.forced_capture is False
+    assert get_rules("american", board_size=8) == get_rules("american")
