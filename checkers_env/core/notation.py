@@ -1,25 +1,29 @@
 """Square names, FEN and move text (PDN 3.0).
 
-Squares have two spellings:
+Squares have two spellings, both read on the board as the variant's players
+see it from White's side. Italian and spanish are played on the mirror image
+of the board the other variants use: their near-left corner a1 is light and
+h1 is dark (PDN ``GameType`` invert flag ``1``, see :func:`is_mirrored`).
 
 * **numeric** (``1`` .. ``32`` or ``50``), counted the way the variant's
-  community counts them (``Rules.numbering_origin``)::
+  community counts them (``Rules.numbering_origin`` says where square 1 lies
+  on the a1-dark reference board of ``geometry.py``)::
 
       american, international, pool    italian (mirrored board)       spanish (mirrored board)
-      square 1 = b8, left to right     square 1 = h8, right to left   square 1 = a1, left to right
+      square 1 = b8, left to right     square 1 = a8, left to right   square 1 = h1, right to left
       from the top                     from the top                   from the bottom
-         .  1  .  2  .  3  .  4           .  4  .  3  .  2  .  1          . 29  . 30  . 31  . 32
-         5  .  6  .  7  .  8  .           8  .  7  .  6  .  5  .         25  . 26  . 27  . 28  .
-         ...                              ...                             ...
-        29  . 30  . 31  . 32  .          32  . 31  . 30  . 29  .          1  .  2  .  3  .  4  .
+         .  1  .  2  .  3  .  4          1  .  2  .  3  .  4  .          32  . 31  . 30  . 29  .
+         5  .  6  .  7  .  8  .          .  5  .  6  .  7  .  8           . 28  . 27  . 26  . 25
+         ...                             ...                             ...
+        29  . 30  . 31  . 32  .          . 29  . 30  . 31  . 32           .  4  .  3  .  2  .  1
 
-  (all drawn on the a1-dark reference board seen from White; italian and
-  spanish boards are the mirror image of it, so on their real boards the
-  numbers run the other way).
-* **algebraic** (``a1`` .. ``h8`` / ``j10``) on the a1-dark reference board:
-  files from White's left, ranks from White's side. Russian, brazilian and
-  czech write squares this way; every variant accepts and can write it, so
-  one position is spelled the same in every variant.
+* **algebraic** (``a1`` .. ``h8`` / ``j10``): files from White's left, ranks
+  from White's side, on the board as it is drawn (``render/layout.py``), so
+  the name of a square is the coordinate printed beside it. On the a1-dark
+  boards the playable squares are a1, c1, ..., b2, ...; on the mirrored
+  italian and spanish boards they are b1, d1, ..., h1, a2, .... Russian,
+  brazilian and czech write squares this way; every variant accepts and can
+  write it.
 
 FEN is the PDN form ``W:W21,22,K30:B1,2`` (side to move, then each colour's
 pieces, ``K`` marking kings, ranges such as ``1-12`` allowed on input).
@@ -34,14 +38,16 @@ pieces than it starts with (12 on 8x8, 20 on 10x10).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from .errors import CheckersError, InvalidFenError, InvalidSquareError
-from .geometry import Geometry, geometry
+from .geometry import FILES, Geometry, geometry
 from .variants import Rules
 
 __all__ = [
+    "is_mirrored",
     "square_name",
     "parse_square",
     "number_of_index",
@@ -103,11 +109,38 @@ def index_of_number(rules: Rules, number: int) -> int:
     return table[number]
 
 
+def is_mirrored(rules: Rules) -> bool:
+    """Whether the variant is played on the mirror image of the a1-dark reference
+    board (h1 dark, a1 light): the PDN ``GameType`` invert flag, its last field,
+    is ``1`` (italian, spanish)."""
+    return rules.pdn_game_type.split(",")[-1].strip() == "1"
+
+
+@functools.cache
+def _algebraic_tables(board_size: int, mirrored: bool) -> tuple[tuple[str, ...], dict[str, int]]:
+    """(algebraic name of each index, index of each name) on the board as drawn."""
+    g = geometry(board_size)
+    names = []
+    for index in range(g.squares):
+        file = int(g.file[index])
+        # A mirrored board shows the reference board's file f in column size-1-f.
+        if mirrored:
+            file = board_size - 1 - file
+        names.append(f"{FILES[file]}{board_size - int(g.row[index])}")
+    return tuple(names), {name: i for i, name in enumerate(names)}
+
+
+def _algebraic_file(rules: Rules, index: int) -> int:
+    """File (0 = a) of a square on the board as drawn."""
+    file = int(geometry(rules.board_size).file[index])
+    return rules.board_size - 1 - file if is_mirrored(rules) else file
+
+
 def square_name(rules: Rules, index: int, notation: str | None = None) -> str:
     """Text of a square: the variant's own notation, or ``"numeric"`` / ``"algebraic"``."""
     notation = notation or rules.notation
     if notation == "algebraic":
-        return geometry(rules.board_size).algebraic_names[index]
+        return _algebraic_tables(rules.board_size, is_mirrored(rules))[0][index]
     if notation == "numeric":
         return str(number_of_index(rules, index))
     raise CheckersError(f"notation must be 'numeric' or 'algebraic', got {notation!r}")
@@ -130,7 +163,17 @@ def parse_square(rules: Rules, text: str) -> int:
         )
     if m.group(1) is not None:
         return index_of_number(rules, int(significant))
-    return geometry(rules.board_size).index_of_algebraic(m.group(2) + significant)
+    mirrored = is_mirrored(rules)
+    name = m.group(2).lower() + significant
+    table = _algebraic_tables(rules.board_size, mirrored)[1]
+    if name not in table:
+        n = rules.board_size
+        corner = f"{FILES[n - 1]}1" if mirrored else "a1"
+        raise InvalidSquareError(
+            f"{m.group(2) + m.group(3)!r} is not a playable square of the {rules.name} board "
+            f"(files a-{FILES[n - 1]}, ranks 1-{n}, dark squares with {corner} dark)"
+        )
+    return table[name]
 
 
 @dataclass(frozen=True)
@@ -286,7 +329,7 @@ def write_fen(
         if notation == "numeric":
             items.sort(key=lambda it: number_of_index(rules, it[0]))
         else:
-            items.sort(key=lambda it: (int(geometry(rules.board_size).file[it[0]]), -it[0]))
+            items.sort(key=lambda it: (_algebraic_file(rules, it[0]), -it[0]))
         return ",".join(("K" if k else "") + square_name(rules, i, notation) for i, k in items)
 
     fen = f"{'W' if turn == 0 else 'B'}:W{listing(white_men, white_kings)}:B{listing(black_men, black_kings)}"
