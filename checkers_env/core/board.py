@@ -287,7 +287,14 @@ class Board:
 
         ``"11-15"``, ``"22x15"``, ``"c3-d4"``, ``"c3:e5"``; intermediate squares
         (``"1x10x19"``) pick one of several captures between the same squares.
-        Raises :class:`IllegalMoveError` (or :class:`AmbiguousMoveError`).
+        Written intermediate squares may follow any route of the move, not only
+        the one :attr:`Move.path` keeps: a flying king's other landing squares
+        between two captured pieces, a circular capture round the loop the other
+        way. They are matched in order against each route, and need not name
+        every landing square. Text that names every landing square of one move
+        is that move even where it is also part of a longer capture's route.
+        Raises :class:`IllegalMoveError`, or :class:`AmbiguousMoveError` when
+        the text fits routes of more than one legal move.
         """
         if not isinstance(text, str) or not text.strip():
             raise IllegalMoveError(f"move text must be a non-empty string, got {text!r} in position {self.fen()}")
@@ -302,17 +309,25 @@ class Board:
         except InvalidSquareError as exc:
             raise IllegalMoveError(f"bad move text {_clip(text)}: {exc} (position {self.fen()})") from None
         start, end, middle = squares[0], squares[-1], squares[1:-1]
-        candidates = [
-            m for m in self.legal_moves() if m.start == start and m.end == end and _is_subsequence(middle, m.path[:-1])
-        ]
+        candidates = [m for m in self.legal_moves() if m.start == start and m.end == end]
+        if middle and candidates:
+            kept = [m for m in candidates if _is_subsequence(middle, m.path[:-1])]
+            if len(candidates) > 1 or not kept:
+                # Only now ask the generator for every route: most text matches the kept one.
+                routes = self._routes()
+                written = tuple(squares[1:])
+                exact = [m for m in candidates if written in routes.get(m.key(), (m.path,))]
+                if len(exact) == 1:
+                    return exact[0]
+                kept = [
+                    m
+                    for m in candidates
+                    if any(_is_subsequence(middle, r[:-1]) for r in routes.get(m.key(), (m.path,)))
+                ]
+            candidates = kept
         if not candidates:
             legal = ", ".join(str(m) for m in self.legal_moves()) or "none"
             raise IllegalMoveError(f"illegal move {_clip(text)} in position {self.fen()}; legal moves: {legal}")
-        if len(candidates) > 1:
-            # Text that names every landing square picks the move with exactly that route.
-            exact = [m for m in candidates if [m.start, *m.path] == squares]
-            if len(exact) == 1:
-                return exact[0]
         if len(candidates) > 1:
             options = ", ".join("x".join(square_name(self.rules, i) for i in (m.start, *m.path)) for m in candidates)
             raise AmbiguousMoveError(
@@ -320,6 +335,42 @@ class Board:
                 "give the intermediate squares"
             )
         return candidates[0]
+
+    def _routes(self) -> dict[tuple, set[tuple[int, ...]]]:
+        """Every route (landing squares, as :attr:`Move.path`) of each legal move, by :meth:`Move.key`.
+
+        The generator keeps one route per move; run with ``P_KEEP_ROUTES`` it
+        emits each route that has the best priority key, i.e. every legal way of
+        playing each legal move (italian's earliest-king rule can make some
+        routes of the same captures illegal, and those are not emitted).
+        """
+        s = self._state
+        g = self._geometry
+        params = _params_with_routes(self.rules)
+        scratch = mg.new_scratch()
+        rows = mg.MAX_MOVES
+        while True:
+            buffer = np.zeros((rows, mg.MOVE_FIELDS), dtype=np.int64)
+            n = mg.generate_moves(s[mg.S_WHITE], s[mg.S_BLACK], s[mg.S_KINGS], s[mg.S_TURN], params, buffer, scratch)
+            if n >= 0:
+                break
+            if rows >= 64 * mg.MAX_MOVES:
+                # Beyond any real position: match against the kept routes alone.
+                return {}
+            rows *= 4
+        idx = g.index_of_bit
+        routes: dict[tuple, set[tuple[int, ...]]] = {}
+        for row in buffer[:n]:
+            legs = int(row[mg.M_LEGS])
+            path = tuple(int(idx[b]) for b in row[mg.M_PATH : mg.M_PATH + legs])
+            key = (
+                int(idx[row[mg.M_FROM]]),
+                path[-1],
+                frozenset(g.indices(int(row[mg.M_CAPT]))),
+                bool(row[mg.M_PROMO]),
+            )
+            routes.setdefault(key, set()).add(path)
+        return routes
 
     def push(self, move: Move | str) -> Move:
         """Play a legal move (a :class:`Move` or its text); return the move played."""
@@ -481,6 +532,14 @@ _WORK = threading.local()
 def _params_of(rules: Rules) -> np.ndarray:
     """The kernels' parameter array of some rules, shared by every Board (never written)."""
     return mg.make_params(rules)
+
+
+@functools.lru_cache(maxsize=64)
+def _params_with_routes(rules: Rules) -> np.ndarray:
+    """The kernels' parameters with every route of a move kept (for :meth:`Board.parse_move`)."""
+    params = mg.make_params(rules)
+    params[mg.P_KEEP_ROUTES] = 1
+    return params
 
 
 @functools.lru_cache(maxsize=64)

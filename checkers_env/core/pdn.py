@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 from .board import WHITE, Board, Color
 from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError
-from .notation import _clip, parse_fen, parse_square
+from .notation import _clip, parse_fen
 from .variants import VARIANTS, Rules, get_rules
 
 __all__ = ["PdnGame", "read_pdn", "game_to_pdn", "write_pdn", "variant_of_game_type", "RESULTS"]
@@ -184,25 +184,8 @@ class PdnGame:
 
 
 def _parse_move(board: Board, text: str):
-    """``board.parse_move`` with PDN suffixes (``!``, ``?``) removed.
-
-    When the text names every landing square but still matches several legal
-    moves (a route whose landings are also a sub-route of another capture),
-    the move whose route is exactly the one written is taken.
-    """
-    clean = text.rstrip("!?+").strip()
-    try:
-        return board.parse_move(clean)
-    except IllegalMoveError as exc:
-        squares = [p for p in re.split(r"[-x:×]", clean.lower()) if p]
-        try:
-            route = [parse_square(board.rules, s) for s in squares]
-        except ValueError:
-            raise exc from None
-        exact = [m for m in board.legal_moves() if [m.start, *m.path] == route]
-        if len(exact) == 1:
-            return exact[0]
-        raise
+    """``board.parse_move`` with PDN move suffixes (``!``, ``?``, ``+``) removed."""
+    return board.parse_move(text.rstrip("!?+").strip())
 
 
 def _escape(value: str) -> str:

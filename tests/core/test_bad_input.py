@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checkers_env.core import (
+    BLACK,
     AmbiguousMoveError,
     Board,
     CheckersError,
@@ -168,6 +169,52 @@ def test_ambiguous_move_text(variant, fen, text, routes, wrong):
         board.pop()
     with pytest.raises(IllegalMoveError):
         board.push(wrong)
+
+
+# A legal move written along another of its routes than the one the generator
+# keeps: a flying king that may land on several squares between two captured
+# pieces (Czech championship 2008), and circular captures written round the
+# loop either way (PDN 3.0 writes such a capture with its route).
+CZECH_2008 = "W:WKb8,c1,c3,e1,f2,f6,g1:Ba5,b2,c7,f4,f8,h8"
+
+
+def test_flying_king_route_through_another_landing_square():
+    board = Board("czech", fen=CZECH_2008)
+    move = board.parse_move("b8xh2")
+    assert {board.square_name(i) for i in move.captures} == {"c7", "f4"}
+    for text in ("b8xd6xh2", "b8xe5xh2", "b8:e5:h2", "b8xe5 x h2"):
+        assert board.parse_move(text) == move, text
+    assert board.parse_move("b8xe5xg3") == board.parse_move("b8xg3") != move
+    for text in ("b8xf4xh2", "b8xc7xh2", "b8xe5xd6xh2", "b8xg3xh2"):
+        with pytest.raises(IllegalMoveError) as info:
+            board.parse_move(text)
+        assert not isinstance(info.value, AmbiguousMoveError) and CZECH_2008 in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("variant", "one_way", "other_way"),
+    [
+        ("american", "22x13x6x15x22", "22x15x6x13x22"),
+        ("russian", "c3xa5xc7xe5xc3", "c3xe5xc7xa5xc3"),
+    ],
+)
+def test_circular_capture_written_either_way_round(variant, one_way, other_way):
+    board = Board(variant, fen="W:WKc3:Bb4,b6,d4,d6")
+    move = board.parse_move(one_way)
+    assert len(move.captures) == 4 and move.start == move.end
+    assert board.parse_move(other_way) == move
+    parts = other_way.split("x")
+    assert board.parse_move("x".join([parts[0], parts[1], parts[-1]])) == move  # one landing named
+    board.push(other_way)
+    assert board.pieces(BLACK) == [] and board.peek() == move
+
+
+def test_route_of_two_moves_is_still_ambiguous():
+    # b2xg1 has two captures of different pieces; naming only a square both
+    # routes pass through cannot tell them apart.
+    board = Board("russian", fen="W:WKb2:Bc3,c7,e7,f2")
+    with pytest.raises(AmbiguousMoveError):
+        board.parse_move("b2xg1")
 
 
 # --------------------------------------------------------------- rules, stack

@@ -230,3 +230,16 @@ def test_move_with_a_huge_square_number_names_game_and_move():
     with pytest.raises(InvalidPdnError, match=r"game 2, ply 2, move '23-1111") as info:
         second.replay()
     assert len(str(info.value)) < 1000
+
+
+def test_game_with_a_capture_written_along_another_route_replays():
+    # Czech championship 2008: the king lands on e5, not on d6 as the generator's
+    # kept route does; then a circular capture written round the other way.
+    text = (
+        '[GameType "29"]\n[FEN "W:WKb8,c1,c3,e1,f2,f6,g1:Ba5,b2,c7,f4,f8,h8"]\n1. b8xe5xh2 *\n'
+        '[GameType "21"]\n[FEN "W:WK22:B9,10,17,18"]\n1. 22x15x6x13x22 1-0\n'
+    )
+    czech, american = read_pdn(text)
+    board = czech.replay()
+    assert str(board.peek()) == "b8xh2" and board.piece_at("h2") == (0, True)
+    assert american.replay().pieces(1) == []
