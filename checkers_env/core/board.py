@@ -67,12 +67,20 @@ class Outcome:
 
     termination: Termination
     winner: Color | None
+    first_player: Color = field(default=WHITE, compare=False)
+    """The side that moves first in the variant, whose score PDN writes first
+    (Black in american and pool). :meth:`Board.outcome` sets it."""
 
     def result(self) -> str:
-        """PDN result text from White's side: ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
+        """PDN result text, the first player's score first: ``"1-0"`` (the first
+        player won), ``"0-1"`` or ``"1/2-1/2"``.
+
+        English-checkers PDN (american, and pool, where Black moves first)
+        writes ``1-0`` for a win by Black; every other variant for a win by White.
+        """
         if self.winner is None:
             return "1/2-1/2"
-        return "1-0" if self.winner == WHITE else "0-1"
+        return "1-0" if self.winner == self.first_player else "0-1"
 
 
 @dataclass(frozen=True, eq=False)
@@ -425,19 +433,25 @@ class Board:
         A side with no legal move loses (this is checked first); otherwise the
         draw rule and the optional repetition rule end it drawn.
         """
+        first = _first_mover(self.rules)
         if not self.legal_moves():
-            return Outcome(Termination.NO_LEGAL_MOVES, self.turn.other)
+            return Outcome(Termination.NO_LEGAL_MOVES, self.turn.other, first)
         if self.rules.draw_plies and self.halfmove_clock >= self.rules.draw_plies:
-            return Outcome(Termination.DRAW_RULE, None)
+            return Outcome(Termination.DRAW_RULE, None, first)
         if self.rules.repetition_draw and self._repetitions[self._position_key()] >= self.rules.repetition_draw:
-            return Outcome(Termination.REPETITION, None)
+            return Outcome(Termination.REPETITION, None, first)
         return None
 
     def is_game_over(self) -> bool:
         return self.outcome() is not None
 
     def result(self) -> str:
-        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``"*"`` while the game goes on."""
+        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``"*"`` while the game goes on.
+
+        The first player's score comes first, as PDN writes it: ``"1-0"`` is a
+        win for Black in american and pool, for White in the other variants
+        (see :meth:`Outcome.result`).
+        """
         outcome = self.outcome()
         return "*" if outcome is None else outcome.result()
 
@@ -526,6 +540,11 @@ class Board:
 
 
 _WORK = threading.local()
+
+
+def _first_mover(rules: Rules) -> Color:
+    """The side that moves first, whether ``Rules.first_player`` holds a colour name or a Color."""
+    return BLACK if rules.first_player in ("black", BLACK) else WHITE
 
 
 @functools.lru_cache(maxsize=64)

@@ -31,6 +31,14 @@ tokens ``1-0 0-1 1/2-1/2 2-0 0-2 1-1 *``. The ``GameType`` tag's first
 number chooses the variant (PDN's default, 21, when the tag is absent); the
 numbers come from ``Rules.pdn_game_type`` of the named variants.
 
+Results are written with the score of the side that moves first first, as
+each variant's PDN files do: in american and pool, where Black moves first,
+``1-0`` means Black won (English-checkers PDN: CheckerBoard's files, the ACF
+archives; pool follows its ``GameType`` "23,B,...", which names Black as the
+first colour); in every other variant ``1-0`` means White won. Reading uses
+the same convention (:attr:`PdnGame.winner`), and :func:`pdn_result` /
+:func:`winner_of_result` convert between winners and tokens.
+
 Rule overrides of a board (e.g. ``forced_capture=False``) have no PDN tag: pass
 the same :class:`Rules` to :meth:`PdnGame.replay` to replay such games.
 """
@@ -48,7 +56,16 @@ from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError
 from .notation import _clip, parse_fen
 from .variants import VARIANTS, Rules, get_rules
 
-__all__ = ["PdnGame", "read_pdn", "game_to_pdn", "write_pdn", "variant_of_game_type", "RESULTS"]
+__all__ = [
+    "PdnGame",
+    "read_pdn",
+    "game_to_pdn",
+    "write_pdn",
+    "variant_of_game_type",
+    "pdn_result",
+    "winner_of_result",
+    "RESULTS",
+]
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "*")
 """Result tokens PDN 3.0 allows (``2-0``/``0-2``/``1-1`` count tournament points)."""
@@ -92,6 +109,37 @@ def variant_of_game_type(value: str | int | None) -> str:
     return table[number]
 
 
+def _first_mover(variant: str | Rules) -> Color:
+    return Board(get_rules(variant)).turn
+
+
+def pdn_result(variant: str | Rules, winner: Color | None) -> str:
+    """The PDN result token of a finished game: the first player's score first.
+
+    ``pdn_result("american", BLACK) == "1-0"``, ``pdn_result("russian", WHITE)
+    == "1-0"``; ``None`` (a draw) gives ``"1/2-1/2"``.
+    """
+    if winner is None:
+        return "1/2-1/2"
+    return "1-0" if winner == _first_mover(variant) else "0-1"
+
+
+def winner_of_result(variant: str | Rules, result: str) -> Color | None:
+    """The winner a result token names in a variant's PDN, or None (a draw or ``"*"``).
+
+    ``1-0`` and ``2-0`` are wins for the side that moves first (Black in
+    american and pool). Raises :class:`InvalidPdnError` for a token not in
+    :data:`RESULTS`.
+    """
+    if result not in RESULTS:
+        raise InvalidPdnError(f"result must be one of {', '.join(RESULTS)}, got {_clip(str(result))}")
+    if result in ("1-0", "2-0"):
+        return _first_mover(variant)
+    if result in ("0-1", "0-2"):
+        return _first_mover(variant).other
+    return None
+
+
 @dataclass
 class PdnGame:
     """One game of a PDN file.
@@ -109,6 +157,12 @@ class PdnGame:
     """The result token that ends the move text."""
     number: int = 1
     """Position of the game in its file (1-based), used in error messages."""
+
+    @property
+    def winner(self) -> Color | None:
+        """The winner :attr:`result` names, read in the variant's convention (``1-0``
+        is a win for Black in american and pool); None for a draw or ``"*"``."""
+        return winner_of_result(self.variant, self.result)
 
     @property
     def variant(self) -> str:
@@ -344,7 +398,9 @@ def game_to_pdn(board: Board, tags: dict[str, str] | None = None, result: str | 
     ``tags`` come first, in their order; ``GameType`` (from the board's rules),
     ``FEN`` (only when the game did not begin at the start position) and
     ``Result`` are set from the board. ``result`` defaults to
-    ``board.result()`` (``"*"`` for a game still going on).
+    ``board.result()`` (``"*"`` for a game still going on); one given is
+    written as it is, so it must follow the variant's convention (the first
+    player's score first: see :func:`pdn_result`).
     """
     if result is None:
         result = board.result()

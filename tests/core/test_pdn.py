@@ -8,7 +8,15 @@ import random
 import pytest
 
 from checkers_env.core import VARIANTS, Board, InvalidPdnError
-from checkers_env.core.pdn import PdnGame, game_to_pdn, read_pdn, variant_of_game_type, write_pdn
+from checkers_env.core.pdn import (
+    PdnGame,
+    game_to_pdn,
+    pdn_result,
+    read_pdn,
+    variant_of_game_type,
+    winner_of_result,
+    write_pdn,
+)
 
 
 def random_game(variant: str, seed: int, max_plies: int = 120, fen: str | None = None) -> Board:
@@ -243,3 +251,58 @@ def test_game_with_a_capture_written_along_another_route_replays():
     board = czech.replay()
     assert str(board.peek()) == "b8xh2" and board.piece_at("h2") == (0, True)
     assert american.replay().pieces(1) == []
+
+
+def _reference_fen(variant: str, turn: str, white: list[str], black: list[str]) -> str:
+    """A FEN of squares named on the a1-dark reference board, in the variant's own notation."""
+    from checkers_env.core import get_rules
+    from checkers_env.core.geometry import geometry
+    from checkers_env.core.notation import square_name
+
+    rules = get_rules(variant)
+    g = geometry(rules.board_size)
+
+    def names(squares):
+        return ",".join(square_name(rules, g.index_of_algebraic(sq)) for sq in squares)
+
+    return f"{turn}:W{names(white)}:B{names(black)}"
+
+
+# American and pool (Black moves first) write Black's score first, as
+# English-checkers PDN does; every other variant writes White's first.
+FIRST_SCORED = {v: ("black" if v in ("american", "pool") else "white") for v in VARIANTS}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_result_is_written_with_the_first_players_score_first(variant):
+    from checkers_env.core import BLACK, WHITE
+
+    won_by_white = Board(variant, fen=_reference_fen(variant, "B", ["c3"], []))  # Black has no piece left
+    won_by_black = Board(variant, fen=_reference_fen(variant, "W", ["a1"], ["b2", "c3"]))  # White is blocked
+    black_first = FIRST_SCORED[variant] == "black"
+    for board, winner in ((won_by_white, WHITE), (won_by_black, BLACK)):
+        expected = "1-0" if (winner == BLACK) == black_first else "0-1"
+        assert board.result() == expected
+        text = game_to_pdn(board)
+        assert f'[Result "{expected}"]' in text and text.rstrip().endswith(expected)
+        (game,) = read_pdn(text)
+        assert game.winner == winner
+        assert pdn_result(variant, winner) == expected and winner_of_result(variant, expected) == winner
+    assert pdn_result(variant, None) == "1/2-1/2"
+    for token in ("1/2-1/2", "1-1", "*"):
+        assert winner_of_result(variant, token) is None
+
+
+def test_american_file_result_one_nil_means_black_won():
+    # As in CheckerBoard's files and the ACF archives: 1-0 is a win for Black, who moves first.
+    from checkers_env.core import BLACK, WHITE
+
+    text = '[Event "x"]\n[Black "Tinsley"]\n[White "Chinook"]\n[Result "1-0"]\n1. 11-15 23-19 1-0\n'
+    (game,) = read_pdn(text)
+    assert game.winner == BLACK
+    (game,) = read_pdn(text.replace('1-0"', '0-1"').replace("19 1-0", "19 0-1"))
+    assert game.winner == WHITE
+    (game,) = read_pdn('[GameType "20"]\n1. 32-28 2-0')
+    assert game.winner == WHITE
+    with pytest.raises(InvalidPdnError, match="result"):
+        winner_of_result("american", "3-0")
