@@ -31,6 +31,16 @@ tokens ``1-0 0-1 1/2-1/2 2-0 0-2 1-1 *``. The ``GameType`` tag's first
 number chooses the variant (PDN's default, 21, when the tag is absent); the
 numbers come from ``Rules.pdn_game_type`` of the named variants.
 
+The reader goes game by game: a game it cannot read is left out and
+reported in the ``errors`` of the returned list (:class:`PdnGames`), each an
+:class:`InvalidPdnError` with the game's number in the file and the line,
+and the following games are still read; ``read_pdn(text, strict=True)``
+raises at the first such error instead::
+
+    >>> games = read_pdn('[Event "a"] 1. 11-15 oops 23-19 *\\n[Event "b"]\\n1. 9-13 *')
+    >>> [g.tags["Event"] for g in games], [(e.game_number, e.line) for e in games.errors]
+    (['b'], [(1, 1)])
+
 Results are written with the score of the side that moves first first, as
 each variant's PDN files do: in american and pool, where Black moves first,
 ``1-0`` means Black won (English-checkers PDN: CheckerBoard's files, the ACF
@@ -45,6 +55,7 @@ the same :class:`Rules` to :meth:`PdnGame.replay` to replay such games.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import tempfile
@@ -58,6 +69,7 @@ from .variants import VARIANTS, Rules, get_rules
 
 __all__ = [
     "PdnGame",
+    "PdnGames",
     "read_pdn",
     "game_to_pdn",
     "write_pdn",
@@ -157,6 +169,10 @@ class PdnGame:
     """The result token that ends the move text."""
     number: int = 1
     """Position of the game in its file (1-based), used in error messages."""
+    line: int | None = None
+    """Line of the file where the game begins (1-based), when read from a file."""
+    move_lines: list[int] = field(default_factory=list, repr=False, compare=False)
+    """Line of the file of each entry of :attr:`moves`, when read from a file."""
 
     @property
     def winner(self) -> Color | None:
@@ -170,7 +186,14 @@ class PdnGame:
         try:
             return variant_of_game_type(self.tags.get("GameType"))
         except InvalidPdnError as exc:
-            raise InvalidPdnError(f"{self._name()}: {exc}") from None
+            raise self._error(f"{self._name()}: {exc}") from None
+
+    def _error(self, message: str, ply: int | None = None) -> InvalidPdnError:
+        """An error about this game, carrying its number and the line of ``ply`` (or of the game)."""
+        line = self.line
+        if ply is not None and 0 < ply <= len(self.move_lines):
+            line = self.move_lines[ply - 1]
+        return InvalidPdnError(message, game_number=self.number, line=line)
 
     def _name(self) -> str:
         who = " vs ".join(self.tags[k] for k in ("White", "Black") if self.tags.get(k))
@@ -182,7 +205,7 @@ class PdnGame:
         try:
             return Board(rules, fen=fen)
         except InvalidFenError as exc:
-            raise InvalidPdnError(f"{self._name()}: bad FEN tag: {exc}") from None
+            raise self._error(f"{self._name()}: bad FEN tag: {exc}") from None
 
     def replay(self, variant: str | Rules | None = None) -> Board:
         """A board with every move of the game played, each checked for legality.
@@ -197,7 +220,7 @@ class PdnGame:
             try:
                 move = _parse_move(board, text)
             except IllegalMoveError as exc:
-                raise InvalidPdnError(f"{self._name()}, ply {ply}, move {_clip(text)}: {exc}") from None
+                raise self._error(f"{self._name()}, ply {ply}, move {_clip(text)}: {exc}", ply) from None
             board.push(move)
         return board
 
@@ -268,28 +291,90 @@ _NUMBER_RE = re.compile(r"\d+\s*\.+")
 _NAG_RE = re.compile(r"\$\d+")
 _MOVE_RE = re.compile(r"[a-jA-J]?\d+(?:[-x:×][a-jA-J]?\d+)+[!?+]*(?=[\s\[{(;)$]|$)")
 _DOTS_RE = re.compile(r"\.+")
+_WORD_RE = re.compile(r"\S+")
 
 
-def read_pdn(text: str) -> list[PdnGame]:
-    """Every game of a PDN text, in order.
+class PdnGames(list):
+    """The games :func:`read_pdn` read (a ``list`` of :class:`PdnGame`), with
+    :attr:`errors`: one :class:`InvalidPdnError` per game that could not be
+    read, in file order, each with ``game_number`` and ``line`` set."""
+
+    def __init__(self, games=(), errors=()):
+        super().__init__(games)
+        self.errors: list[InvalidPdnError] = list(errors)
+
+
+class _Unreadable(Exception):
+    """Raised inside :func:`read_pdn` at a token it cannot read: ``at`` is its
+    offset, ``game_number`` the game's, ``in_moves`` whether the game's move
+    text had begun (where to resume depends on it)."""
+
+    def __init__(self, at: int, what: str):
+        super().__init__(what)
+        self.at = at
+        self.what = what
+        self.game_number = 0
+        self.in_moves = False
+
+
+def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
+    """Every game of a PDN text, in order, read game by game.
+
+    A game that cannot be read (a bad tag, an unclosed comment or variation,
+    a token that is neither a move, a move number, a NAG nor a result, such
+    as a comment written without braces) is left out and reported in the
+    returned list's ``errors``: an :class:`InvalidPdnError` naming the game's
+    number in the file and the line, also as its ``game_number`` and
+    ``line`` attributes. The rest of a bad game, up to the next line that
+    begins a tag section after its move text, is skipped, and reading goes
+    on with the next game; a bad game keeps its number, so the numbers of the
+    games read are their positions in the file. ``strict=True`` raises the
+    first such error instead.
 
     Games are not replayed here (see :meth:`PdnGame.replay`), so this reads
-    games of any variant. Raises :class:`InvalidPdnError` naming the game and
-    line for text that is not PDN (a bad tag, an unclosed comment or
-    variation, an unknown token).
+    games of any variant, and a move that is illegal is found only then.
     """
     if not isinstance(text, str):
         raise InvalidPdnError(f"PDN text must be a string, got {type(text).__name__}")
-    games: list[PdnGame] = []
-    game = PdnGame(number=1)
-    in_moves = False  # whether the current game's move text has begun
-    pos, n = 0, len(text)
+    games = PdnGames()
+    newlines = [m.start() for m in re.finditer("\n", text)]
 
     def line_of(at: int) -> int:
-        return text.count("\n", 0, at) + 1
+        return bisect.bisect_left(newlines, at) + 1
 
-    def fail(at: int, what: str):
-        raise InvalidPdnError(f"game {game.number}, line {line_of(at)}: {what}")
+    number = 1
+    pos = 0
+    while True:
+        try:
+            pos = _read_games(text, pos, number, games, line_of)
+            return games
+        except _Unreadable as bad:
+            line = line_of(bad.at)
+            number = bad.game_number
+            error = InvalidPdnError(f"game {number}, line {line}: {bad.what}", game_number=number, line=line)
+            if strict:
+                raise error from None
+            games.errors.append(error)
+            pos = _next_game(text, bad.at, bad.in_moves)
+            number += 1
+
+
+def _read_games(text: str, pos: int, number: int, games: list, line_of) -> int:
+    """Read games from ``pos`` to the end, appending them; raise :class:`_Unreadable`
+    (with the game's number and whether its move text had begun) at the first bad token."""
+    game = PdnGame(number=number)
+    in_moves = False  # whether the current game's move text has begun
+    n = len(text)
+
+    def fail(at: int, what: str, in_move_text: bool = False):
+        bad = _Unreadable(at, what)
+        bad.game_number = game.number
+        bad.in_moves = in_moves or in_move_text
+        raise bad
+
+    def begin(at: int) -> None:
+        if game.line is None:
+            game.line = line_of(at)
 
     def finish(result: str | None) -> None:
         nonlocal game, in_moves
@@ -312,34 +397,57 @@ def read_pdn(text: str) -> list[PdnGame]:
                 fail(pos, "comment '{' is never closed")
             pos = end + 1
         elif ch == "(":
-            pos = _skip_variation(text, pos, fail)
+            pos = _skip_variation(text, pos, lambda at, what: fail(at, what, True))
         elif ch == ")":
-            fail(pos, "')' closes no variation")
+            fail(pos, "')' closes no variation", True)
         elif ch == "[":
             m = _TAG_RE.match(text, pos)
             if not m:
                 snippet = text[pos : _end_of_line(text, pos)].strip()
-                fail(pos, f'bad tag {snippet!r}: expected [Key "Value"]')
+                fail(pos, f'bad tag {_clip(snippet)}: expected [Key "Value"]')
             if in_moves:  # a tag after move text without a result starts the next game
                 finish(None)
+            begin(pos)
             game.tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
             pos = m.end()
         else:
             kind, m = _match_token(text, pos)
             if m is None:
-                token = re.match(r"\S+", text[pos:]).group(0)
-                fail(pos, f"unexpected {token!r}: expected a move such as '11-15', a move number, or a result")
+                token = _WORD_RE.match(text, pos).group(0)
+                fail(
+                    pos,
+                    f"unexpected {_clip(token)}: expected a move such as '11-15', a move number, or a result",
+                    True,
+                )
+            begin(pos)
             if kind == "result":
                 finish(m.group(1))
             elif kind == "move":
                 game.moves.append(m.group(0))
+                game.move_lines.append(line_of(pos))
                 in_moves = True
             elif kind != "dots":
                 in_moves = True
             pos = m.end()
     if in_moves or game.tags:
         finish(None)
-    return games
+    return pos
+
+
+def _next_game(text: str, at: int, in_moves: bool) -> int:
+    """Where reading resumes after an unreadable token at ``at``: the next line that
+    begins with a tag once the bad game's move text has been passed."""
+    pos = _end_of_line(text, at)
+    seen_moves = in_moves
+    while pos < len(text):
+        end = _end_of_line(text, pos)
+        line = text[pos:end].strip()
+        if line.startswith("[") and seen_moves and _TAG_RE.match(line):
+            return pos + (len(text[pos:end]) - len(text[pos:end].lstrip()))
+        if line and not line.startswith(("[", "%", ";")):
+            seen_moves = True
+        pos = end
+    return len(text)
 
 
 _TOKENS = (("result", _RESULT_RE), ("number", _NUMBER_RE), ("nag", _NAG_RE), ("move", _MOVE_RE), ("dots", _DOTS_RE))

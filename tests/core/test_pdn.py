@@ -184,9 +184,58 @@ def test_malformed_move_and_unknown_game_type_and_bad_fen():
         ('[Event "a"] 1-0\n[Event "b"]\n1. 11-15 Nf3 *', "game 2, line 3: unexpected 'Nf3'"),
     ],
 )
-def test_unreadable_pdn_raises(text, message):
+def test_unreadable_pdn_raises_in_strict_mode(text, message):
     with pytest.raises(InvalidPdnError, match=message):
-        read_pdn(text)
+        read_pdn(text, strict=True)
+    games = read_pdn(text)  # by default the error is reported and the reading goes on
+    assert len(games.errors) == 1 and message.split(":")[-1].strip() in str(games.errors[0])
+
+
+# A file of four games whose second has a comment written without braces and
+# whose third never closes a variation: the others still come back.
+DAMAGED = """\
+[Event "one"]
+[Result "1-0"]
+1. 11-15 23-19 1-0
+
+[Event "two"]
+[Result "0-1"]
+1. 11-15 23-19 White had a good game
+2. 8-11 0-1
+
+[Event "three"]
+1. 9-14 (1. 10-14 22-17
+*
+
+[Event "four"]
+[Bad tag
+1. 10-15 *
+
+[Event "five"]
+1. 12-16 1/2-1/2
+"""
+
+
+def test_bad_games_are_reported_and_the_others_read():
+    games = read_pdn(DAMAGED)
+    assert [g.tags["Event"] for g in games] == ["one", "five"]
+    assert [g.number for g in games] == [1, 5]
+    assert [g.moves for g in games] == [["11-15", "23-19"], ["12-16"]]
+    assert [(e.game_number, e.line) for e in games.errors] == [(2, 7), (3, 11), (4, 15)]
+    assert all(isinstance(e, InvalidPdnError) for e in games.errors)
+    assert "game 2, line 7" in str(games.errors[0]) and "'White'" in str(games.errors[0])
+    with pytest.raises(InvalidPdnError, match="game 2, line 7") as info:
+        read_pdn(DAMAGED, strict=True)
+    assert (info.value.game_number, info.value.line) == (2, 7)
+    assert read_pdn(HAND_WRITTEN).errors == []
+
+
+def test_replay_error_names_game_number_and_line():
+    games = read_pdn('[Event "a"]\n1. 11-15 23-19 *\n\n[Event "b"]\n1. 11-15\n23-19 2. 15-24 *\n')
+    with pytest.raises(InvalidPdnError) as info:
+        games[1].replay()
+    assert (info.value.game_number, info.value.line) == (2, 6)
+    assert games[1].line == 4
 
 
 def test_write_pdn_is_atomic_and_reads_back(tmp_path):
