@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import movegen as mg
-from .errors import AmbiguousMoveError, EmptyMoveStackError, IllegalMoveError, InvalidSquareError
+from .errors import AmbiguousMoveError, EmptyMoveStackError, IllegalMoveError, InvalidFenError, InvalidSquareError
 from .geometry import geometry
 from .notation import _clip, parse_fen, parse_square, square_name, start_fen, write_fen
 from .variants import Rules, get_rules
@@ -155,6 +155,11 @@ class Board:
     def set_fen(self, fen: str) -> None:
         """Set up the position of a FEN and clear the move stack."""
         parsed = parse_fen(self.rules, fen)
+        if parsed.turn is None:
+            raise InvalidFenError(
+                f"FEN {fen!r} leaves the side to move unknown ('?'); a board needs 'W' or 'B' "
+                "(PdnGame.replay infers it from the game's first move)"
+            )
         g = self._geometry
         state = np.zeros(mg.STATE_SIZE, dtype=np.int64)
         state[mg.S_WHITE] = g.bits(parsed.white_men | parsed.white_kings)

@@ -26,7 +26,10 @@ h1 is dark (PDN ``GameType`` invert flag ``1``, see :func:`is_mirrored`).
   write it.
 
 FEN is the PDN form ``W:W21,22,K30:B1,2`` (side to move, then each colour's
-pieces, ``K`` marking kings, ranges such as ``1-12`` allowed on input).
+pieces, ``K`` marking kings, ranges such as ``1-12`` allowed on input). PDN
+3.0 allows ``?`` for an unknown side to move: :func:`parse_fen` reads it as
+``turn=None``, which a :class:`Board` refuses and a PDN game's replay infers
+from its first move (see ``pdn.py``).
 Optional trailing fields ``H<n>`` (plies since the last capture) and ``F<n>``
 (move number) are read and, on request, written; ``H`` runs from 0 to
 :data:`MAX_CLOCK` and ``F`` from 1 to :data:`MAX_MOVE_NUMBER`.
@@ -180,7 +183,7 @@ def parse_square(rules: Rules, text: str) -> int:
 class ParsedFen:
     """The contents of a FEN: square indices of each colour's men and kings."""
 
-    turn: int  # 0 White, 1 Black
+    turn: int | None  # 0 White, 1 Black, None for '?' (unknown, allowed by PDN 3.0)
     white_men: frozenset[int]
     white_kings: frozenset[int]
     black_men: frozenset[int]
@@ -234,9 +237,9 @@ def parse_fen(rules: Rules, fen: str) -> ParsedFen:
     if text.startswith("[FEN"):
         text = text[4:].strip().rstrip("]").strip().strip('"')
     fields = [f.strip() for f in text.split(":")]
-    if len(fields) < 1 or fields[0].upper() not in ("W", "B"):
-        raise InvalidFenError(f"FEN {fen!r} must start with the side to move, 'W' or 'B'")
-    turn = 0 if fields[0].upper() == "W" else 1
+    if len(fields) < 1 or fields[0].upper() not in ("W", "B", "?"):
+        raise InvalidFenError(f"FEN {fen!r} must start with the side to move, 'W', 'B' or '?' (unknown)")
+    turn = {"W": 0, "B": 1}.get(fields[0].upper())
     pieces: dict[str, tuple[set[int], set[int]]] = {}
     clock = None
     move_number = None

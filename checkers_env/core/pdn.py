@@ -31,6 +31,15 @@ tokens ``1-0 0-1 1/2-1/2 2-0 0-2 1-1 *``. The ``GameType`` tag's first
 number chooses the variant (PDN's default, 21, when the tag is absent); the
 numbers come from ``Rules.pdn_game_type`` of the named variants.
 
+Real archives also hold two things this reader accepts:
+
+* squares padded with spaces after a separator, ``1- 7`` or ``28x 17`` (some
+  exporters, Turbo Dambase among them, pad squares to two columns). Not PDN
+  3.0, so ``strict=True`` refuses them; moves are stored without the spaces.
+* a ``FEN`` tag whose side to move is ``?`` (PDN 3.0: unknown). Replaying
+  gives the move to the side whose piece stands on the first move's start
+  square, or, in a game without moves, to the variant's first player.
+
 The reader goes game by game: a game it cannot read is left out and
 reported in the ``errors`` of the returned list (:class:`PdnGames`), each an
 :class:`InvalidPdnError` with the game's number in the file and the line,
@@ -63,8 +72,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .board import WHITE, Board, Color
-from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError
-from .notation import _clip, parse_fen
+from .errors import IllegalMoveError, InvalidFenError, InvalidPdnError, InvalidSquareError
+from .notation import _clip, parse_fen, parse_square
 from .variants import VARIANTS, Rules, get_rules
 
 __all__ = [
@@ -203,6 +212,9 @@ class PdnGame:
         rules = get_rules(self.variant if variant is None else variant)
         fen = self.tags.get("FEN")
         try:
+            if fen is not None and parse_fen(rules, fen).turn is None:
+                # '?' (PDN 3.0: side to move unknown) is the first "?" of the text.
+                fen = fen.replace("?", "WB"[_side_to_move(rules, parse_fen(rules, fen), self.moves)], 1)
             return Board(rules, fen=fen)
         except InvalidFenError as exc:
             raise self._error(f"{self._name()}: bad FEN tag: {exc}") from None
@@ -257,7 +269,24 @@ class PdnGame:
         except (InvalidFenError, InvalidPdnError):
             return 1, False
         first = WHITE if rules.first_player == "white" else Color.BLACK
-        return (parsed.move_number or 1), parsed.turn != first
+        turn = parsed.turn if parsed.turn is not None else _side_to_move(rules, parsed, self.moves)
+        return (parsed.move_number or 1), turn != first
+
+
+def _side_to_move(rules: Rules, parsed, moves: list[str]) -> int:
+    """The side to move (0 White, 1 Black) of a FEN that gives '?': the owner of the
+    piece on the first move's start square, else the variant's first player."""
+    if moves:
+        head = re.split(r"[-x:×]", moves[0], maxsplit=1)[0].strip()
+        try:
+            start = parse_square(rules, head)
+        except InvalidSquareError:
+            start = None
+        if start in parsed.white_men or start in parsed.white_kings:
+            return 0
+        if start in parsed.black_men or start in parsed.black_kings:
+            return 1
+    return int(_first_mover(rules))
 
 
 def _parse_move(board: Board, text: str):
@@ -290,6 +319,9 @@ _RESULT_RE = re.compile(r"(1/2-1/2|1-0|0-1|2-0|0-2|1-1|\*)(?=[\s\[{(;]|$)")
 _NUMBER_RE = re.compile(r"\d+\s*\.+")
 _NAG_RE = re.compile(r"\$\d+")
 _MOVE_RE = re.compile(r"[a-jA-J]?\d+(?:[-x:×][a-jA-J]?\d+)+[!?+]*(?=[\s\[{(;)$]|$)")
+# Not PDN 3.0 but common in exports (Turbo Dambase pads squares to two columns):
+# spaces after a separator, "1- 7", "28x 17". Read unless strict.
+_PADDED_MOVE_RE = re.compile(r"[a-jA-J]?\d+(?:[-x:×][ \t]*[a-jA-J]?\d+)+[!?+]*(?=[\s\[{(;)$]|$)")
 _DOTS_RE = re.compile(r"\.+")
 _WORD_RE = re.compile(r"\S+")
 
@@ -329,7 +361,8 @@ def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
     begins a tag section after its move text, is skipped, and reading goes
     on with the next game; a bad game keeps its number, so the numbers of the
     games read are their positions in the file. ``strict=True`` raises the
-    first such error instead.
+    first such error instead, and reads PDN 3.0 only (no squares padded with
+    spaces, see the module docstring).
 
     Games are not replayed here (see :meth:`PdnGame.replay`), so this reads
     games of any variant, and a move that is illegal is found only then.
@@ -346,7 +379,7 @@ def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
     pos = 0
     while True:
         try:
-            pos = _read_games(text, pos, number, games, line_of)
+            pos = _read_games(text, pos, number, games, line_of, strict)
             return games
         except _Unreadable as bad:
             line = line_of(bad.at)
@@ -359,7 +392,7 @@ def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
             number += 1
 
 
-def _read_games(text: str, pos: int, number: int, games: list, line_of) -> int:
+def _read_games(text: str, pos: int, number: int, games: list, line_of, strict: bool) -> int:
     """Read games from ``pos`` to the end, appending them; raise :class:`_Unreadable`
     (with the game's number and whether its move text had begun) at the first bad token."""
     game = PdnGame(number=number)
@@ -411,7 +444,7 @@ def _read_games(text: str, pos: int, number: int, games: list, line_of) -> int:
             game.tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
             pos = m.end()
         else:
-            kind, m = _match_token(text, pos)
+            kind, m = _match_token(text, pos, strict)
             if m is None:
                 token = _WORD_RE.match(text, pos).group(0)
                 fail(
@@ -423,7 +456,7 @@ def _read_games(text: str, pos: int, number: int, games: list, line_of) -> int:
             if kind == "result":
                 finish(m.group(1))
             elif kind == "move":
-                game.moves.append(m.group(0))
+                game.moves.append(re.sub(r"[ \t]+", "", m.group(0)))
                 game.move_lines.append(line_of(pos))
                 in_moves = True
             elif kind != "dots":
@@ -451,15 +484,17 @@ def _next_game(text: str, at: int, in_moves: bool) -> int:
 
 
 _TOKENS = (("result", _RESULT_RE), ("number", _NUMBER_RE), ("nag", _NAG_RE), ("move", _MOVE_RE), ("dots", _DOTS_RE))
+_LENIENT_TOKENS = tuple((kind, _PADDED_MOVE_RE if kind == "move" else regex) for kind, regex in _TOKENS)
 
 
-def _match_token(text: str, pos: int):
+def _match_token(text: str, pos: int, strict: bool = True):
     """``(kind, match)`` of the move-text token at ``pos``, or ``(None, None)``.
 
     Results are tried before moves and numbers before moves, so ``1-0`` is a
-    result and ``12.`` a move number, never a move.
+    result and ``12.`` a move number, never a move. Unless ``strict``, moves
+    may have spaces after a separator.
     """
-    for kind, regex in _TOKENS:
+    for kind, regex in _TOKENS if strict else _LENIENT_TOKENS:
         m = regex.match(text, pos)
         if m:
             return kind, m

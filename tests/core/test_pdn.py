@@ -355,3 +355,39 @@ def test_american_file_result_one_nil_means_black_won():
     assert game.winner == WHITE
     with pytest.raises(InvalidPdnError, match="result"):
         winner_of_result("american", "3-0")
+
+
+# Turbo Dambase and other exporters pad one-digit squares to two columns.
+PADDED = '[GameType "20"]\n[FEN "W:W11,33:B28,45"]\n 1. 33x 22  45-50  2. 11- 7 *\n'
+
+
+def test_squares_padded_with_a_space_are_read():
+    (game,) = read_pdn(PADDED)
+    assert game.moves == ["33x22", "45-50", "11-7"]
+    board = game.replay()
+    assert board.piece_at(board.parse_square("7")) == (0, False)
+    assert read_pdn(game.to_pdn(), strict=True)[0].moves == game.moves
+    with pytest.raises(InvalidPdnError, match="unexpected '33x'"):
+        read_pdn(PADDED, strict=True)  # not PDN 3.0: strict mode refuses it
+
+
+@pytest.mark.parametrize(
+    ("movetext", "mover"),
+    [("1. 1-6 21-17 *", "black"), ("1... 21-17 1-6 *", "white"), ("*", "black")],
+)
+def test_fen_with_unknown_side_to_move_takes_the_first_movers_colour(movetext, mover):
+    # PDN 3.0 allows '?' for the side to move. Replaying infers it from the
+    # piece on the first move's start square; with no move, the variant's
+    # first player (Black in american) is to move.
+    from checkers_env.core import InvalidFenError
+
+    (game,) = read_pdn(f'[GameType "21"]\n[FEN "?:W21:B1"]\n{movetext}')
+    board = game.replay()
+    first = game.replay()
+    while first.move_stack:
+        first.pop()
+    assert first.turn == (1 if mover == "black" else 0)
+    (again,) = read_pdn(game.to_pdn(), strict=True)
+    assert again.replay().fen() == board.fen()
+    with pytest.raises(InvalidFenError, match=r"'\?'"):
+        Board("american", fen="?:W21:B1")
