@@ -20,7 +20,7 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 from . import errors as _errors  # noqa: E402
 from .board import BLACK, WHITE, Board, Color, Move, Outcome, Termination  # noqa: E402
 from .errors import *  # noqa: E402,F401,F403
-from .pdn import PdnGame, game_to_pdn, read_pdn, write_pdn  # noqa: E402
+from .pdn import PdnGame, PdnGames, game_to_pdn, games_to_pdn, read_pdn, write_pdn  # noqa: E402
 from .perft import divide, perft  # noqa: E402
 from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names  # noqa: E402
 
@@ -40,7 +40,9 @@ __all__ = [
     "perft",
     "divide",
     "PdnGame",
+    "PdnGames",
     "read_pdn",
     "write_pdn",
     "game_to_pdn",
+    "games_to_pdn",
 ] + list(_errors.__all__)

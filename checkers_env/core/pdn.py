@@ -7,9 +7,11 @@ A PDN file holds any number of games. Each game is a tag section of lines
     [GameType "21"]
     1. 11-15 23-19 {a comment} 2. 8-11 ( 9-14 22x17 ) 22-17 $1 1-0
 
-Read with :func:`read_pdn`, replay (every move checked against the rules) with
-:meth:`PdnGame.replay`, write a played :class:`~checkers_env.core.board.Board`
-with :func:`game_to_pdn` and whole files with :func:`write_pdn`::
+Read text, a path or a file with :func:`read_pdn`, replay (every move checked
+against the rules) with :meth:`PdnGame.replay`, write a played
+:class:`~checkers_env.core.board.Board` with :func:`game_to_pdn`, several
+games with :func:`games_to_pdn`, and whole files (a path, atomically, or a
+file object) with ``write_pdn(games, target)``::
 
     >>> from checkers_env.core import Board
     >>> board = Board("american")
@@ -67,7 +69,8 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -82,6 +85,7 @@ __all__ = [
     "read_pdn",
     "game_to_pdn",
     "write_pdn",
+    "games_to_pdn",
     "variant_of_game_type",
     "pdn_result",
     "winner_of_result",
@@ -349,8 +353,15 @@ class _Unreadable(Exception):
         self.in_moves = False
 
 
-def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
-    """Every game of a PDN text, in order, read game by game.
+def read_pdn(source, *, strict: bool = False, encoding: str | None = None) -> PdnGames:
+    """Every game of a PDN file, in order, read game by game.
+
+    ``source`` is PDN text (a ``str``), a path (``os.PathLike``, e.g.
+    :class:`pathlib.Path`), a file object opened in text or binary mode, or
+    ``bytes``. A ``str`` is always the text itself: pass a path as a
+    :class:`pathlib.Path`. Bytes are decoded with ``encoding``; by default as
+    UTF-8 (a byte order mark is dropped), and, when they are not UTF-8, as
+    Windows-1252, the encoding of older archives.
 
     A game that cannot be read (a bad tag, an unclosed comment or variation,
     a token that is neither a move, a move number, a NAG nor a result, such
@@ -367,8 +378,7 @@ def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
     Games are not replayed here (see :meth:`PdnGame.replay`), so this reads
     games of any variant, and a move that is illegal is found only then.
     """
-    if not isinstance(text, str):
-        raise InvalidPdnError(f"PDN text must be a string, got {type(text).__name__}")
+    text = _pdn_text(source, encoding)
     games = PdnGames()
     newlines = [m.start() for m in re.finditer("\n", text)]
 
@@ -390,6 +400,41 @@ def read_pdn(text: str, *, strict: bool = False) -> PdnGames:
             games.errors.append(error)
             pos = _next_game(text, bad.at, bad.in_moves)
             number += 1
+
+
+def _pdn_text(source, encoding: str | None) -> str:
+    """The text of whatever :func:`read_pdn` was given."""
+    if isinstance(source, str):
+        name = source.strip()
+        if name and "\n" not in name and not name.startswith("[") and os.path.isfile(name):
+            # A file name read as PDN text would be one bad game: say what was meant.
+            raise InvalidPdnError(
+                f"read_pdn reads a str as PDN text, and {_clip(name)} names a file: "
+                f"to read the file, pass Path({name!r}) or an open file"
+            )
+        return source
+    if isinstance(source, os.PathLike):
+        with open(source, "rb") as fh:
+            data = fh.read()
+    elif hasattr(source, "read"):
+        data = source.read()
+        if isinstance(data, str):
+            return data
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        raise InvalidPdnError(f"read_pdn reads PDN text, a path, a file object or bytes, got {type(source).__name__}")
+    if not isinstance(data, (bytes, bytearray)):
+        raise InvalidPdnError(f"the PDN file object's read() gave {type(data).__name__}, not str or bytes")
+    if encoding is not None:
+        try:
+            return bytes(data).decode(encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise InvalidPdnError(f"PDN bytes are not {encoding}: {exc}") from None
+    try:
+        return bytes(data).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return bytes(data).decode("cp1252", errors="replace")
 
 
 def _read_games(text: str, pos: int, number: int, games: list, line_of, strict: bool) -> int:
@@ -564,12 +609,14 @@ def game_to_pdn(board: Board, tags: dict[str, str] | None = None, result: str | 
     return game.to_pdn()
 
 
-def write_pdn(path: str | os.PathLike, games: Iterable[PdnGame | Board | str]) -> None:
-    """Write games (:class:`PdnGame`, played :class:`Board`, or PDN text) to a file.
+def games_to_pdn(games: Iterable[PdnGame | Board | str] | PdnGame | Board | str) -> str:
+    """Games as the text of a PDN file: each game's PDN, a blank line between games.
 
-    The file is written to a temporary file in the same folder and moved into
-    place with :func:`os.replace`, so readers never see half a file.
+    ``games`` holds :class:`PdnGame`, played :class:`Board` (as
+    :func:`game_to_pdn` writes it) or PDN text, or is a single one of them.
     """
+    if isinstance(games, (PdnGame, Board, str)):
+        games = [games]
     parts = []
     for game in games:
         if isinstance(game, PdnGame):
@@ -580,12 +627,58 @@ def write_pdn(path: str | os.PathLike, games: Iterable[PdnGame | Board | str]) -
             parts.append(game if game.endswith("\n") else game + "\n")
         else:
             raise TypeError(f"write_pdn takes PdnGame, Board or str games, got {type(game).__name__}")
-    text = "\n".join(parts)
-    folder = os.path.dirname(os.path.abspath(os.fspath(path)))
-    fd, tmp = tempfile.mkstemp(prefix=".pdn-", suffix=".tmp", dir=folder)
+    return "\n".join(parts)
+
+
+def write_pdn(games, target, *, encoding: str = "utf-8") -> None:
+    """Write games to ``target``: a path (``str`` or ``os.PathLike``) or a text file object.
+
+    ``games`` is what :func:`games_to_pdn` takes. A path is written through a
+    temporary file in the same folder, flushed to disk and moved into place
+    with :func:`os.replace`: readers see the old file or the whole new one,
+    and an error leaves no half-written file (and the old file as it was).
+    The new file keeps the permissions of the one it replaces (a new one
+    gets the usual ``0o666`` less the umask). The text is built before
+    anything is written, so a game that cannot be written (``TypeError``)
+    changes nothing.
+
+    The older form ``write_pdn(path, games)`` is still accepted.
+    """
+    if _is_path(games) and not _is_path(target) and not hasattr(target, "write"):
+        games, target = target, games  # write_pdn(path, games), the form before games came first
+    text = games_to_pdn(games)
+    if hasattr(target, "write"):
+        target.write(text)
+        return
+    if not _is_path(target):
+        raise TypeError(f"write_pdn writes to a path or a text file object, got {type(target).__name__}")
+    _write_atomically(os.fspath(target), text, encoding)
+
+
+def _is_path(thing) -> bool:
+    return isinstance(thing, (str, os.PathLike))
+
+
+def _write_atomically(path: str, text: str, encoding: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    while True:
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.tmp")
+        try:
+            # os.open with mode 0o666 applies the umask, unlike tempfile's 0o600.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        try:
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except FileNotFoundError:
+            pass
+        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -11,6 +11,7 @@ from checkers_env.core import VARIANTS, Board, InvalidPdnError
 from checkers_env.core.pdn import (
     PdnGame,
     game_to_pdn,
+    games_to_pdn,
     pdn_result,
     read_pdn,
     variant_of_game_type,
@@ -391,3 +392,93 @@ def test_fen_with_unknown_side_to_move_takes_the_first_movers_colour(movetext, m
     assert again.replay().fen() == board.fen()
     with pytest.raises(InvalidFenError, match=r"'\?'"):
         Board("american", fen="?:W21:B1")
+
+
+# ----------------------------------------------------- files, paths, streams
+
+
+def test_read_and_write_take_text_paths_and_files_alike(tmp_path):
+    import io
+    import pathlib
+
+    boards = [random_game("russian", s, max_plies=12) for s in range(3)]
+    text = games_to_pdn(boards)
+    assert [g.replay().fen() for g in read_pdn(text)] == [b.fen() for b in boards]
+
+    path = tmp_path / "games.pdn"
+    write_pdn(boards, path)  # games first, like json.dump
+    assert path.read_text(encoding="utf-8") == text
+    write_pdn(boards, str(path))
+    assert path.read_text(encoding="utf-8") == text
+    stream = io.StringIO()
+    write_pdn(boards, stream)
+    assert stream.getvalue() == text
+    write_pdn(text, path)  # one text is one game... or a whole file's text
+    assert path.read_text(encoding="utf-8") == text
+
+    for source in (
+        path,
+        pathlib.PurePath(path),
+        open(path, encoding="utf-8"),
+        open(path, "rb"),
+        io.BytesIO(text.encode()),
+        text.encode(),
+    ):
+        games = read_pdn(source)
+        assert [g.replay().fen() for g in games] == [b.fen() for b in boards], source
+        if hasattr(source, "close"):
+            source.close()
+
+
+def test_read_pdn_of_a_file_name_given_as_text_says_so(tmp_path, monkeypatch):
+    (tmp_path / "games.pdn").write_text("1. 11-15 *")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidPdnError, match=r"Path\('games.pdn'\)"):
+        read_pdn("games.pdn")
+
+
+def test_read_pdn_decodes_utf8_and_older_windows_files():
+    text = '[Event "Coupe de l\u2019Europe, S\u00e8te"]\n1. 32-28 *\n'
+    for data in (text.encode("utf-8"), b"\xef\xbb\xbf" + text.encode("utf-8"), text.encode("cp1252")):
+        (game,) = read_pdn(data)
+        assert game.tags["Event"] == "Coupe de l\u2019Europe, S\u00e8te"
+    with pytest.raises(InvalidPdnError, match="utf-8"):
+        read_pdn(text.encode("cp1252"), encoding="utf-8")
+    with pytest.raises(InvalidPdnError, match="int"):
+        read_pdn(42)
+
+
+def test_write_pdn_to_a_new_path_gets_ordinary_permissions_and_keeps_old_ones(tmp_path):
+    import stat
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    fresh = tmp_path / "fresh.pdn"
+    write_pdn([Board()], fresh)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
+    kept = tmp_path / "kept.pdn"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    write_pdn([Board()], kept)
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+    assert kept.read_text().startswith("[GameType")
+
+
+def test_write_pdn_failing_midway_leaves_no_file(tmp_path, monkeypatch):
+    path = tmp_path / "new.pdn"
+    with pytest.raises(TypeError):
+        write_pdn([Board(), object()], path)
+
+    class Boom(RuntimeError):
+        pass
+
+    real_fsync = os.fsync
+
+    def broken_fsync(fd):
+        real_fsync(fd)
+        raise Boom("disk gone")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(Boom):
+        write_pdn([Board()], path)
+    assert os.listdir(tmp_path) == []
