@@ -42,7 +42,7 @@ from agents import AgentSpecError, agent_kinds, make_agent
 from agents.runtime import tune_process, usable_cores
 from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
-from checkers_env.core.pdn import game_to_pdn, write_pdn
+from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
 
 from .arena import fit_elo, match_stats, paired_openings, play_match
 from .arena.openings import Opening
@@ -88,10 +88,7 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
     game = play_match(variant, a, b, [(job.opening, job.a_first)], max_plies)[0]
     board = game.board
     names = {game.a_colour: job.a, game.a_colour.other: job.b}
-    if game.winner is None:
-        result = "1/2-1/2"
-    else:
-        result = "1-0" if int(game.winner) == 0 else "0-1"
+    result = pdn_result(variant, game.winner)  # the first player's score first, as the variant's PDN writes
     white, black = (names[c] for c in sorted(names, key=int))
     tags = {
         "Event": "checkers-env arena",

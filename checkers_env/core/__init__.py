@@ -10,7 +10,7 @@ from . import errors as _errors
 from .board import Board, Move, Outcome, Termination
 from .colors import BLACK, WHITE, Color
 from .errors import *  # noqa: F401,F403
-from .pdn import PdnGame, game_to_pdn, read_pdn, write_pdn
+from .pdn import PdnGame, PdnGames, game_to_pdn, games_to_pdn, read_pdn, write_pdn
 from .perft import divide, perft
 from .variants import VARIANTS, MidCapturePromotion, Rules, get_rules, variant_names
 
@@ -30,7 +30,9 @@ __all__ = [
     "perft",
     "divide",
     "PdnGame",
+    "PdnGames",
     "read_pdn",
     "write_pdn",
     "game_to_pdn",
+    "games_to_pdn",
 ] + list(_errors.__all__)

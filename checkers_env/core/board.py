@@ -28,9 +28,9 @@ import numpy as np
 
 from . import movegen as mg
 from .colors import BLACK, WHITE, Color
-from .errors import AmbiguousMoveError, EmptyMoveStackError, IllegalMoveError, InvalidSquareError
+from .errors import AmbiguousMoveError, EmptyMoveStackError, IllegalMoveError, InvalidFenError, InvalidSquareError
 from .geometry import geometry
-from .notation import parse_fen, parse_square, square_name, start_fen, write_fen
+from .notation import clip_text, parse_fen, parse_square, square_name, start_fen, write_fen
 from .variants import Rules, get_rules
 
 __all__ = ["Board", "Move", "Color", "Outcome", "Termination", "WHITE", "BLACK"]
@@ -53,12 +53,20 @@ class Outcome:
 
     termination: Termination
     winner: Color | None
+    first_player: Color = field(default=WHITE, compare=False)
+    """The side that moves first in the variant, whose score PDN writes first
+    (Black in american and pool). :meth:`Board.outcome` sets it."""
 
     def result(self) -> str:
-        """PDN result text from White's side: ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
+        """PDN result text, the first player's score first: ``"1-0"`` (the first
+        player won), ``"0-1"`` or ``"1/2-1/2"``.
+
+        English-checkers PDN (american, and pool, where Black moves first)
+        writes ``1-0`` for a win by Black; every other variant for a win by White.
+        """
         if self.winner is None:
             return "1/2-1/2"
-        return "1-0" if self.winner == WHITE else "0-1"
+        return "1-0" if self.winner == self.first_player else "0-1"
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,6 +141,11 @@ class Board:
     def set_fen(self, fen: str) -> None:
         """Set up the position of a FEN and clear the move stack."""
         parsed = parse_fen(self.rules, fen)
+        if parsed.turn is None:
+            raise InvalidFenError(
+                f"FEN {fen!r} leaves the side to move unknown ('?'); a board needs 'W' or 'B' "
+                "(PdnGame.replay infers it from the game's first move)"
+            )
         g = self._geometry
         state = np.zeros(mg.STATE_SIZE, dtype=np.int64)
         state[mg.S_WHITE] = g.bits(parsed.white_men | parsed.white_kings)
@@ -272,38 +285,90 @@ class Board:
 
         ``"11-15"``, ``"22x15"``, ``"c3-d4"``, ``"c3:e5"``; intermediate squares
         (``"1x10x19"``) pick one of several captures between the same squares.
-        Raises :class:`IllegalMoveError` (or :class:`AmbiguousMoveError`).
+        Written intermediate squares may follow any route of the move, not only
+        the one :attr:`Move.path` keeps: a flying king's other landing squares
+        between two captured pieces, a circular capture round the loop the other
+        way. They are matched in order against each route, and need not name
+        every landing square. Text that names every landing square of one move
+        is that move even where it is also part of a longer capture's route.
+        Raises :class:`IllegalMoveError`, or :class:`AmbiguousMoveError` when
+        the text fits routes of more than one legal move.
         """
         if not isinstance(text, str) or not text.strip():
             raise IllegalMoveError(f"move text must be a non-empty string, got {text!r} in position {self.fen()}")
         parts = [p for p in _split_move(text.strip())]
         if len(parts) < 2:
             raise IllegalMoveError(
-                f"move text {text!r} must name at least two squares, like '11-15' or '22x15' (position {self.fen()})"
+                f"move text {clip_text(text)} must name at least two squares, like '11-15' or '22x15' "
+                f"(position {self.fen()})"
             )
         try:
             squares = [self.parse_square(p) for p in parts]
         except InvalidSquareError as exc:
-            raise IllegalMoveError(f"bad move text {text!r}: {exc} (position {self.fen()})") from None
+            raise IllegalMoveError(f"bad move text {clip_text(text)}: {exc} (position {self.fen()})") from None
         start, end, middle = squares[0], squares[-1], squares[1:-1]
-        candidates = [
-            m for m in self.legal_moves() if m.start == start and m.end == end and _is_subsequence(middle, m.path[:-1])
-        ]
+        candidates = [m for m in self.legal_moves() if m.start == start and m.end == end]
+        if middle and candidates:
+            kept = [m for m in candidates if _is_subsequence(middle, m.path[:-1])]
+            if len(candidates) > 1 or not kept:
+                # Only now ask the generator for every route: most text matches the kept one.
+                routes = self._routes()
+                written = tuple(squares[1:])
+                exact = [m for m in candidates if written in routes.get(m.key(), (m.path,))]
+                if len(exact) == 1:
+                    return exact[0]
+                kept = [
+                    m
+                    for m in candidates
+                    if any(_is_subsequence(middle, r[:-1]) for r in routes.get(m.key(), (m.path,)))
+                ]
+            candidates = kept
         if not candidates:
             legal = ", ".join(str(m) for m in self.legal_moves()) or "none"
-            raise IllegalMoveError(f"illegal move {text!r} in position {self.fen()}; legal moves: {legal}")
-        if len(candidates) > 1:
-            # Text that names every landing square picks the move with exactly that route.
-            exact = [m for m in candidates if [m.start, *m.path] == squares]
-            if len(exact) == 1:
-                return exact[0]
+            raise IllegalMoveError(f"illegal move {clip_text(text)} in position {self.fen()}; legal moves: {legal}")
         if len(candidates) > 1:
             options = ", ".join("x".join(square_name(self.rules, i) for i in (m.start, *m.path)) for m in candidates)
             raise AmbiguousMoveError(
-                f"move {text!r} is ambiguous in position {self.fen()}: it could be {options}; "
+                f"move {clip_text(text)} is ambiguous in position {self.fen()}: it could be {options}; "
                 "give the intermediate squares"
             )
         return candidates[0]
+
+    def _routes(self) -> dict[tuple, set[tuple[int, ...]]]:
+        """Every route (landing squares, as :attr:`Move.path`) of each legal move, by :meth:`Move.key`.
+
+        The generator keeps one route per move; run with ``P_KEEP_ROUTES`` it
+        emits each route that has the best priority key, i.e. every legal way of
+        playing each legal move (italian's earliest-king rule can make some
+        routes of the same captures illegal, and those are not emitted).
+        """
+        s = self._state
+        g = self._geometry
+        params = _params_with_routes(self.rules)
+        scratch = mg.new_scratch()
+        rows = mg.MAX_MOVES
+        while True:
+            buffer = np.zeros((rows, mg.MOVE_FIELDS), dtype=np.int64)
+            n = mg.generate_moves(s[mg.S_WHITE], s[mg.S_BLACK], s[mg.S_KINGS], s[mg.S_TURN], params, buffer, scratch)
+            if n >= 0:
+                break
+            if rows >= 64 * mg.MAX_MOVES:
+                # Beyond any real position: match against the kept routes alone.
+                return {}
+            rows *= 4
+        idx = g.index_of_bit
+        routes: dict[tuple, set[tuple[int, ...]]] = {}
+        for row in buffer[:n]:
+            legs = int(row[mg.M_LEGS])
+            path = tuple(int(idx[b]) for b in row[mg.M_PATH : mg.M_PATH + legs])
+            key = (
+                int(idx[row[mg.M_FROM]]),
+                path[-1],
+                frozenset(g.indices(int(row[mg.M_CAPT]))),
+                bool(row[mg.M_PROMO]),
+            )
+            routes.setdefault(key, set()).add(path)
+        return routes
 
     def push(self, move: Move | str) -> Move:
         """Play a legal move (a :class:`Move` or its text); return the move played."""
@@ -359,20 +424,26 @@ class Board:
         (a side with no legal move loses, then the draw counter); then the
         optional repetition rule ends it drawn.
         """
+        first = self.rules.first_player
         verdict = mg.judge.py_func(len(self.legal_moves()), self.halfmove_clock, self.rules.draw_plies)
         if verdict == mg.MOVER_LOSES:
-            return Outcome(Termination.NO_LEGAL_MOVES, self.turn.other)
+            return Outcome(Termination.NO_LEGAL_MOVES, self.turn.other, first)
         if verdict == mg.DRAWN:
-            return Outcome(Termination.DRAW_RULE, None)
+            return Outcome(Termination.DRAW_RULE, None, first)
         if self.rules.repetition_draw and self._repetitions[self._position_key()] >= self.rules.repetition_draw:
-            return Outcome(Termination.REPETITION, None)
+            return Outcome(Termination.REPETITION, None, first)
         return None
 
     def is_game_over(self) -> bool:
         return self.outcome() is not None
 
     def result(self) -> str:
-        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``"*"`` while the game goes on."""
+        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"`` or ``"*"`` while the game goes on.
+
+        The first player's score comes first, as PDN writes it: ``"1-0"`` is a
+        win for Black in american and pool, for White in the other variants
+        (see :meth:`Outcome.result`).
+        """
         outcome = self.outcome()
         return "*" if outcome is None else outcome.result()
 
@@ -467,6 +538,14 @@ _WORK = threading.local()
 def _params_of(rules: Rules) -> np.ndarray:
     """The kernels' parameter array of some rules, shared by every Board (never written)."""
     return mg.make_params(rules)
+
+
+@functools.lru_cache(maxsize=64)
+def _params_with_routes(rules: Rules) -> np.ndarray:
+    """The kernels' parameters with every route of a move kept (for :meth:`Board.parse_move`)."""
+    params = mg.make_params(rules)
+    params[mg.P_KEEP_ROUTES] = 1
+    return params
 
 
 @functools.lru_cache(maxsize=64)

@@ -44,7 +44,17 @@ class AmbiguousMoveError(IllegalMoveError):
 
 
 class InvalidPdnError(CheckersError):
-    """A PDN game text that cannot be read."""
+    """A PDN game text that cannot be read, or a game in it that cannot be replayed.
+
+    ``game_number`` is the game's position in its file (1-based) and ``line``
+    the line of the file where the problem is (1-based); either is None where
+    it is not known (a game built in code, a FEN given alone).
+    """
+
+    def __init__(self, message: str = "", *, game_number: int | None = None, line: int | None = None):
+        super().__init__(message)
+        self.game_number = game_number
+        self.line = line
 
 
 class EmptyMoveStackError(CheckersError, IndexError):

@@ -12,7 +12,8 @@ code can catch: :func:`remove_stale_temporaries` clears those).
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable
 from typing import IO
 
@@ -41,15 +42,28 @@ def atomic_write(
         make_folder: create the destination's folder if it is missing.
 
     On any error (including ``KeyboardInterrupt``) the temporary file is
-    removed and the destination is left as it was.
+    removed and the destination is left as it was. A file that is replaced
+    keeps its permissions; a new one gets ``0o666`` less the umask.
     """
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if make_folder:
         os.makedirs(folder, exist_ok=True)
     suffix = os.path.splitext(path)[1]
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=suffix, dir=folder)
+    while True:
+        tmp = os.path.join(folder, f"{TEMP_PREFIX}{secrets.token_hex(6)}{suffix}")
+        try:
+            # mode 0o666 less the umask, as a plain open() gives (tempfile's would be 0o600)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
+        try:
+            # a replaced file keeps its permissions
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except FileNotFoundError:
+            pass
         with os.fdopen(fd, "wb") as fh:
             if isinstance(data, str):
                 fh.write(data.encode("utf-8"))

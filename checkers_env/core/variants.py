@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import numbers
 from dataclasses import dataclass
 
 from .colors import Color
@@ -143,6 +144,7 @@ class Rules:
     and upwards: spanish, also a mirrored board). See notation.py."""
 
     def __post_init__(self) -> None:
+        _check_field_types(self)
         problems = []
         if self.board_size not in (8, 10):
             problems.append(f"board_size must be 8 or 10, got {self.board_size!r}")
@@ -207,6 +209,40 @@ class Rules:
             for f in dataclasses.fields(self)
             if f.name != "name" and getattr(self, f.name) != getattr(base, f.name)
         }
+
+
+def _check_field_types(rules: Rules) -> None:
+    """Refuse a field of the wrong type with :class:`RulesError` naming it and the type expected.
+
+    Without this, ``draw_plies="80"`` or ``board_size=8.0`` failed later with a
+    built-in ``TypeError`` or passed as something else (``forced_capture="no"``
+    is true). Bools must be ``bool``; ints any integer but a bool (numpy ints
+    are stored as ``int``); the enum its member or its int value.
+    ``first_player`` is checked by value in ``__post_init__``.
+    """
+    problems = []
+    for f in dataclasses.fields(rules):
+        if f.name == "first_player":
+            continue
+        value = getattr(rules, f.name)
+        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+        if kind == "bool":
+            ok = isinstance(value, bool)
+            expected = "a bool (True or False)"
+        elif kind in ("int", "MidCapturePromotion"):
+            ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            if ok and kind == "int" and type(value) is not int:
+                object.__setattr__(rules, f.name, int(value))
+            expected = "an int" if kind == "int" else "a MidCapturePromotion (or its int value)"
+        elif kind == "str":
+            ok = isinstance(value, str)
+            expected = "a str"
+        else:
+            continue
+        if not ok:
+            problems.append(f"{f.name} must be {expected}, got {type(value).__name__} {value!r}")
+    if problems:
+        raise RulesError(f"invalid rules {rules.name!r}: " + "; ".join(problems))
 
 
 # American checkers / English draughts: seeds 000, 002 (WCDF rules): Black moves

@@ -7,11 +7,13 @@ Drawings show the board a player of the variant sees:
 * **Mirrored boards.** Italian and spanish are played on the mirror image of
   the reference board (the near-left corner square is light, h1 is dark; PDN
   ``GameType`` invert flag ``1``, the last field of ``Rules.pdn_game_type``).
-  They are drawn mirrored left to right, so that their square numbers read as
-  their federations print them: italian 1 = a8 top-left, counting left to
-  right; spanish 1 = h1 bottom-right, counting right to left. The file letters
-  along the edge are then those of the real board (``a`` on the left), which
-  are the mirror of the core's algebraic names (reference a1 is drawn at h1).
+  They are drawn mirrored left to right, so that their square numbers read
+  as their federations print them: italian 1 = a8 top-left, counting left to
+  right; spanish 1 = h1 bottom-right, counting right to left. The file
+  letters along the edge are those of the real board (``a`` on White's
+  left), and the core names squares algebraically on that same board
+  (``core/notation.py``): the coordinates beside a square spell its
+  algebraic name in every variant, flipped or not.
 * **Flipped.** ``flipped=True`` turns the board 180 degrees (Black's view).
 
 White (the side whose men start on the low ranks) is at the bottom unless
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 
 from ..core import Board, InvalidSquareError, Move, Rules
 from ..core.geometry import FILES, geometry
-from ..core.notation import number_of_index
+from ..core.notation import is_mirrored, number_of_index
 
 __all__ = [
     "Layout",
@@ -39,11 +41,6 @@ __all__ = [
     "COLORS",
     "CROWN",
 ]
-
-
-def is_mirrored(rules: Rules) -> bool:
-    """Whether the variant is played on the mirrored board (PDN invert flag ``1``)."""
-    return rules.pdn_game_type.split(",")[-1].strip() == "1"
 
 
 @dataclass(frozen=True)
@@ -61,6 +58,11 @@ class Layout:
     """Drawn as the mirror image of the reference board (italian, spanish)."""
     flipped: bool
     """Turned 180 degrees: Black at the bottom."""
+    names_mirrored: bool | None = None
+    """Whether the variant's algebraic names are those of the mirrored board
+    (``None``: as ``mirrored``). Differs from ``mirrored`` only when a board is
+    drawn the other way than it is played; the file letters still spell the
+    algebraic names of the squares below them."""
 
     def cell(self, index: int) -> tuple[int, int]:
         """``(row, col)`` on screen of a square index, ``(0, 0)`` top-left."""
@@ -79,8 +81,13 @@ class Layout:
         return (row + col + (1 if self.mirrored else 0)) % 2 == 1
 
     def file_label(self, col: int) -> str:
-        """Letter of a screen column, real-board files (``a`` at White's left)."""
-        return FILES[self.size - 1 - col if self.flipped else col]
+        """Letter of a screen column: the file of the algebraic names of its squares
+        (``a`` at White's left when the board is drawn as it is played)."""
+        file = self.size - 1 - col if self.flipped else col  # file of the drawing, from White's left
+        names_mirrored = self.mirrored if self.names_mirrored is None else self.names_mirrored
+        if names_mirrored != self.mirrored:
+            file = self.size - 1 - file
+        return FILES[file]
 
     def rank_label(self, row: int) -> str:
         """Rank number of a screen row (1 at White's side)."""
@@ -89,7 +96,8 @@ class Layout:
 
 def board_layout(rules: Rules, flipped: bool = False, mirrored: bool | None = None) -> Layout:
     """The layout of a board; ``mirrored=None`` follows the variant (see module docstring)."""
-    return Layout(rules.board_size, is_mirrored(rules) if mirrored is None else bool(mirrored), bool(flipped))
+    played = is_mirrored(rules)
+    return Layout(rules.board_size, played if mirrored is None else bool(mirrored), bool(flipped), played)
 
 
 def square_number(rules: Rules, index: int) -> int:

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checkers_env.core import (
+    BLACK,
     AmbiguousMoveError,
     Board,
     CheckersError,
@@ -170,6 +171,52 @@ def test_ambiguous_move_text(variant, fen, text, routes, wrong):
         board.push(wrong)
 
 
+# A legal move written along another of its routes than the one the generator
+# keeps: a flying king that may land on several squares between two captured
+# pieces (Czech championship 2008), and circular captures written round the
+# loop either way (PDN 3.0 writes such a capture with its route).
+CZECH_2008 = "W:WKb8,c1,c3,e1,f2,f6,g1:Ba5,b2,c7,f4,f8,h8"
+
+
+def test_flying_king_route_through_another_landing_square():
+    board = Board("czech", fen=CZECH_2008)
+    move = board.parse_move("b8xh2")
+    assert {board.square_name(i) for i in move.captures} == {"c7", "f4"}
+    for text in ("b8xd6xh2", "b8xe5xh2", "b8:e5:h2", "b8xe5 x h2"):
+        assert board.parse_move(text) == move, text
+    assert board.parse_move("b8xe5xg3") == board.parse_move("b8xg3") != move
+    for text in ("b8xf4xh2", "b8xc7xh2", "b8xe5xd6xh2", "b8xg3xh2"):
+        with pytest.raises(IllegalMoveError) as info:
+            board.parse_move(text)
+        assert not isinstance(info.value, AmbiguousMoveError) and CZECH_2008 in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("variant", "one_way", "other_way"),
+    [
+        ("american", "22x13x6x15x22", "22x15x6x13x22"),
+        ("russian", "c3xa5xc7xe5xc3", "c3xe5xc7xa5xc3"),
+    ],
+)
+def test_circular_capture_written_either_way_round(variant, one_way, other_way):
+    board = Board(variant, fen="W:WKc3:Bb4,b6,d4,d6")
+    move = board.parse_move(one_way)
+    assert len(move.captures) == 4 and move.start == move.end
+    assert board.parse_move(other_way) == move
+    parts = other_way.split("x")
+    assert board.parse_move("x".join([parts[0], parts[1], parts[-1]])) == move  # one landing named
+    board.push(other_way)
+    assert board.pieces(BLACK) == [] and board.peek() == move
+
+
+def test_route_of_two_moves_is_still_ambiguous():
+    # b2xg1 has two captures of different pieces; naming only a square both
+    # routes pass through cannot tell them apart.
+    board = Board("russian", fen="W:WKb2:Bc3,c7,e7,f2")
+    with pytest.raises(AmbiguousMoveError):
+        board.parse_move("b2xg1")
+
+
 # --------------------------------------------------------------- rules, stack
 
 
@@ -265,3 +312,168 @@ def test_any_move_text_is_played_or_rejected_cleanly(variant, text):
         assert board.move_stack == []
     else:
         assert len(board.move_stack) == 1
+
+
+# ------------------------------------------------- FEN clock and move number
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "H" + "9" * 5000,  # more digits than int() converts
+        "F" + "9" * 5000,
+        "H99999999999999999999",  # does not fit the state's int64 words
+        "F99999999999999999999",
+        "H9223372036854775807",  # fits int64 but wraps when the clock advances
+        "F4611686018427387904",  # the ply it gives wraps int64
+        "H100000",
+        "F100000",
+        "F0",
+        "H-1",
+        "H\u00b2",  # a digit to str.isdigit, not to int()
+        "F\u0663",  # an Arabic-Indic digit
+    ],
+)
+def test_clock_and_move_number_out_of_range(field):
+    fen = f"W:W21:B1:{field}"
+    with pytest.raises(InvalidFenError) as info:
+        Board("american", fen=fen)
+    message = str(info.value)
+    assert field[0] in message and ("H" in message or "F" in message)
+    assert len(message) < 500  # a huge field is not echoed whole
+
+
+def test_clock_and_move_number_bounds_are_documented_and_accepted():
+    from checkers_env.core.notation import MAX_CLOCK, MAX_MOVE_NUMBER
+
+    board = Board("american", fen=f"W:W21:B1:H{MAX_CLOCK}:F{MAX_MOVE_NUMBER}")
+    assert board.halfmove_clock == MAX_CLOCK
+    assert board.fen(clock=True) == f"W:W21:B1:H{MAX_CLOCK}:F{MAX_MOVE_NUMBER}"
+    for fen in (f"W:W21:B1:H{MAX_CLOCK + 1}", f"W:W21:B1:F{MAX_MOVE_NUMBER + 1}"):
+        with pytest.raises(InvalidFenError, match="at most"):
+            Board("american", fen=fen)
+
+
+# ------------------------------------------------------- impossible positions
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "square"),
+    [
+        ("american", "W:W1:B5", "1"),  # a white man on Black's back row, where White is crowned
+        ("american", "W:W22:B30", "30"),
+        ("russian", "W:Wb8:Bg3", "b8"),
+        ("russian", "B:Wc3:Bg1", "g1"),
+        ("international", "W:W3:B40", "3"),
+        ("international", "W:W30:B48", "48"),
+    ],
+)
+def test_man_on_its_promotion_row_is_refused(variant, fen, square):
+    with pytest.raises(InvalidFenError) as info:
+        Board(variant, fen=fen)
+    message = str(info.value)
+    assert repr(square) in message and fen in message and "K" in message
+    Board(variant, fen=fen.replace(f"W{square}", f"WK{square}").replace(f"B{square}", f"BK{square}"))
+
+
+def test_russian_man_on_promotion_row_cannot_capture_backwards_as_a_man():
+    # Once accepted, this man captured backwards as a man; the FEN must say king.
+    with pytest.raises(InvalidFenError):
+        Board("russian", fen="W:Wd8:Be7")
+    assert {str(m) for m in Board("russian", fen="W:WKd8:Be7").legal_moves()} == {"d8xf6", "d8xg5", "d8xh4"}
+
+
+@pytest.mark.parametrize(
+    ("variant", "fen", "count", "limit"),
+    [
+        ("american", "W:W17-29:B1", 13, 12),
+        ("american", "W:W29:BK1-13", 13, 12),
+        ("russian", "W:WKa1:B5-17,K18", 14, 12),
+        ("international", "W:W25-45:B1", 21, 20),
+    ],
+)
+def test_more_pieces_than_a_side_starts_with_is_refused(variant, fen, count, limit):
+    with pytest.raises(InvalidFenError) as info:
+        Board(variant, fen=fen)
+    message = str(info.value)
+    assert str(count) in message and str(limit) in message and fen in message
+
+
+@pytest.mark.parametrize("variant", variant_names())
+def test_start_position_and_full_material_with_kings_are_accepted(variant):
+    rules = get_rules(variant)
+    board = Board(variant)
+    assert Board(variant, fen=board.fen()) == board
+    n = rules.men_per_side
+    kings = "W:WK" + ",K".join(str(i) for i in range(1, n + 1)) + f":BK{rules.squares}"
+    assert len(Board(variant, fen=kings).pieces(0)) == n
+
+
+# ------------------------------------------------------------ huge numbers
+
+
+@pytest.mark.parametrize(
+    "text", ["1-" + "1" * 5000, "1" * 5000 + "-15", "11x" + "0" * 5000 + "1", "a" + "1" * 5000 + "-b2"]
+)
+def test_move_text_with_a_huge_square_number(text):
+    board = Board("american")
+    with pytest.raises(IllegalMoveError) as info:
+        board.push(text)
+    assert START_AMERICAN in str(info.value) and len(str(info.value)) < 1000
+
+
+@pytest.mark.parametrize("variant", ["american", "russian"])
+def test_huge_square_number_is_an_invalid_square(variant):
+    from checkers_env.core.notation import parse_square
+
+    with pytest.raises(InvalidSquareError, match="off the board"):
+        parse_square(get_rules(variant), "7" * 5000)
+    assert parse_square(get_rules(variant), "0001") == parse_square(get_rules(variant), "1")
+
+
+# ----------------------------------------------------------- rule field types
+
+# A wrong value of another type for every field of Rules, by the field's type.
+# (first_player is checked by value: see test_invalid_rule_combinations.)
+WRONG_TYPES = {
+    "bool": ["no", 1, 0, None, 1.0],
+    "int": ["80", 80.0, True, None],
+    "str": [1, None, b"x", ("a",)],
+    "MidCapturePromotion": ["ENDS_MOVE", 1.0, True, None],
+}
+EXPECTED_WORD = {"bool": "bool", "int": "int", "str": "str", "MidCapturePromotion": "MidCapturePromotion"}
+
+
+def _typed_fields():
+    import dataclasses
+
+    from checkers_env.core import Rules
+
+    return [(f.name, f.type) for f in dataclasses.fields(Rules) if f.name != "first_player"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [(name, value, kind) for name, kind in _typed_fields() for value in WRONG_TYPES[kind]],
+)
+def test_rule_override_of_the_wrong_type(field, value, expected):
+    with pytest.raises(RulesError) as info:
+        Board("american", **{field: value})
+    message = str(info.value)
+    assert field in message and EXPECTED_WORD[expected] in message and type(value).__name__ in message
+
+
+def test_every_rule_field_has_a_type_check():
+    assert {kind for _, kind in _typed_fields()} <= set(WRONG_TYPES)
+
+
+def test_rule_overrides_of_the_right_type_are_accepted():
+    import numpy as np
+
+    from checkers_env.core import MidCapturePromotion
+
+    rules = get_rules("american", draw_plies=np.int64(60), mid_capture_promotion=1, forced_capture=False)
+    assert rules.draw_plies == 60 and type(rules.draw_plies) is int
+    assert rules.mid_capture_promotion is MidCapturePromotion.CONTINUES_AS_KING
+    assert rules.forced_capture is False
+    assert get_rules("american", board_size=8) == get_rules("american")

@@ -78,7 +78,8 @@ def _random_placements(our_variant: str, their_variant: str, count: int, seed: i
         squares = rng.sample(range(n), rng.randint(n // 4, n // 2))
         pieces: dict[str, list[int]] = {"W": [], "B": []}
         for index in squares:
-            colour = rng.choice("WB")
+            # A side has at most the men it starts with.
+            colour = rng.choice([c for c in "WB" if len(pieces[c]) < rules.men_per_side])
             # White men promote on the top row (indices 0..row-1), Black men on the bottom row.
             on_own_promotion_row = index < row if colour == "W" else index >= n - row
             king = on_own_promotion_row or rng.random() < 0.3

@@ -1,16 +1,16 @@
 """Square numbering, FEN and move text per variant (PDN 3.0).
 
-Algebraic names are on the a1-dark reference board seen from White (see
-checkers_env/core/notation.py). Italian and spanish are played on the mirror
-image of that board, so their square 1 sits in a different corner of the
-reference board than on their own.
+Algebraic names are read on the board as it is drawn, seen from White (see
+checkers_env/core/notation.py): a1 dark, except on the mirrored italian and
+spanish boards, where h1 is dark and the files run the other way round the
+core's reference board.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from checkers_env.core import BLACK, WHITE, Board, get_rules, variant_names
+from checkers_env.core import BLACK, WHITE, Board, InvalidFenError, get_rules, variant_names
 from checkers_env.core.notation import (
     index_of_number,
     number_of_index,
@@ -34,16 +34,16 @@ EIGHT = [v for v in variant_names() if get_rules(v).board_size == 8]
         ("pool", 1, "b8"),
         ("russian", 1, "b8"),
         ("czech", 32, "g1"),
-        # italian: square 1 is h8 on the reference board, counting right to left.
-        ("italian", 1, "h8"),
-        ("italian", 4, "b8"),
-        ("italian", 5, "g7"),
-        ("italian", 32, "a1"),
-        # spanish: square 1 is a1, counting left to right and upwards.
-        ("spanish", 1, "a1"),
-        ("spanish", 4, "g1"),
-        ("spanish", 5, "b2"),
-        ("spanish", 32, "h8"),
+        # italian (mirrored board, h1 dark): square 1 is a8, counting left to right.
+        ("italian", 1, "a8"),
+        ("italian", 4, "g8"),
+        ("italian", 5, "b7"),
+        ("italian", 32, "h1"),
+        # spanish (mirrored board): square 1 is h1, counting right to left and upwards.
+        ("spanish", 1, "h1"),
+        ("spanish", 4, "b1"),
+        ("spanish", 5, "g2"),
+        ("spanish", 32, "a8"),
         ("international", 1, "b10"),
         ("international", 5, "j10"),
         ("international", 6, "a9"),
@@ -111,8 +111,10 @@ def test_start_move_text(variant, moves):
 # One position written algebraically in every 8x8 variant: a white man on d6
 # takes e7 and reaches f8. Where it goes next is a rule of the variant:
 # crowned and stopped; crowned and on as a flying king over g7 (russian);
-# on as a man over g7, not crowned (brazilian, pool).
+# on as a man over g7, not crowned (brazilian, pool). On the mirrored italian
+# and spanish boards the same position is its mirror image: e6 takes d7.
 ALGEBRAIC = "W:Wd6:Be7,g7"
+MIRRORED = "W:We6:Bb7,d7"
 AFTER_D6 = {
     "american": ("W:W10:B7,8", "10x3", True),
     "pool": ("W:W10:B7,8", "10x12", False),
@@ -126,15 +128,32 @@ AFTER_D6 = {
 
 @pytest.mark.parametrize("variant", EIGHT)
 def test_algebraic_fen_in_every_8x8_variant(variant):
-    board = Board(variant, fen=ALGEBRAIC)
+    mirrored = variant in ("italian", "spanish")
+    fen = MIRRORED if mirrored else ALGEBRAIC
+    man, first, second = ("e6", "d7", "b7") if mirrored else ("d6", "e7", "g7")
+    board = Board(variant, fen=fen)
     own_fen, move_text, promotes = AFTER_D6[variant]
     assert board.fen() == own_fen
-    assert board.fen("algebraic") == ALGEBRAIC
-    assert board.piece_at("d6") == (WHITE, False)
-    assert board.piece_at("e7") == board.piece_at("g7") == (BLACK, False)
+    assert board.fen("algebraic") == fen
+    assert board.piece_at(man) == (WHITE, False)
+    assert board.piece_at(first) == board.piece_at(second) == (BLACK, False)
     (move,) = board.legal_moves()
     assert (str(move), move.promotes) == (move_text, promotes)
-    assert square_name(board.rules, move.start, "algebraic") == "d6"
+    assert square_name(board.rules, move.start, "algebraic") == man
+
+
+@pytest.mark.parametrize("variant", ["italian", "spanish"])
+def test_mirrored_boards_name_squares_as_drawn(variant):
+    # h1 is a playable corner of these boards and a1 is not: White's men start
+    # on b1, d1, f1, h1 and the squares of ranks 2 and 3 that are dark there.
+    board = Board(variant)
+    assert board.fen(notation="algebraic") == (
+        "W:Wa2,b1,b3,c2,d1,d3,e2,f1,f3,g2,h1,h3:Ba6,a8,b7,c6,c8,d7,e6,e8,f7,g6,g8,h7"
+    )
+    assert Board(variant, fen="W:Wd3:Bc6").piece_at("d3") == (WHITE, False)
+    for light in ("a1", "c3", "d4"):
+        with pytest.raises(InvalidFenError, match="h1 dark"):
+            Board(variant, fen=f"W:W{light}:Bc6")
 
 
 @pytest.mark.parametrize("variant", variant_names())
@@ -152,7 +171,7 @@ def test_ranges_kings_and_case(variant):
     assert {number_of_index(rules, i) for i in ranged.pieces(low_colour, kings=True)} == {1, 5}
     assert {number_of_index(rules, i) for i in ranged.pieces(low_colour, kings=False)} == {2, 3, 4}
     assert Board(variant, fen=f"w:{high.lower()}{n}:{low.lower()}k1") == Board(variant, fen=f"W:{high}{n}:{low}K1")
-    parsed = parse_fen(rules, f"B:BK1:W{n}")  # colours in either order
+    parsed = parse_fen(rules, f"B:BK1:WK{n}")  # colours in either order
     assert parsed.turn == 1 and parsed.black_kings == {index_of_number(rules, 1)}
 
 
@@ -206,6 +225,6 @@ def test_pdn_tag_and_quotes_are_accepted():
 def test_fen_notation_argument(variant):
     board = Board(variant)
     numeric, algebraic = board.fen("numeric"), board.fen("algebraic")
-    assert "a1" not in numeric and ("a1" in algebraic or "b2" in algebraic)
+    assert "a1" not in numeric and ("a1" in algebraic or "h1" in algebraic)
     assert Board(variant, fen=numeric) == Board(variant, fen=algebraic) == board
     assert board.fen() == (algebraic if get_rules(variant).notation == "algebraic" else numeric)

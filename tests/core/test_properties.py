@@ -34,7 +34,9 @@ def placements(draw, variant: str) -> str:
     occupied = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=n * 2 // 3, unique=True))
     pieces: dict[str, list[str]] = {"W": [], "B": []}
     for index in occupied:
-        colour = draw(st.sampled_from("WB"))
+        # A side has at most the men it starts with.
+        colours = [c for c in "WB" if len(pieces[c]) < rules.men_per_side]
+        colour = draw(st.sampled_from(colours))
         # White men promote on the top row (indices 0..row-1), Black men on the bottom row.
         on_promotion_row = index < row if colour == "W" else index >= n - row
         king = on_promotion_row or draw(st.booleans())

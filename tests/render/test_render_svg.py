@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from checkers_env.core import Board, variant_names
-from checkers_env.core.notation import index_of_number
+from checkers_env.core.notation import index_of_number, number_of_index, square_name
 from checkers_env.render.svg import MARGIN, SQUARE_SIZE, board_to_svg
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -168,3 +168,26 @@ def test_boards_side_by_side_with_captions():
         boards_to_svg([Board()], flip=True)
     no_coords = parse(boards_to_svg([Board(), Board()], coordinates=False))
     assert not with_class(no_coords, "text", "coord") and not with_class(no_coords, "text", "caption")
+
+
+@pytest.mark.parametrize("variant", variant_names())
+@pytest.mark.parametrize("flipped", [False, True])
+def test_coordinates_spell_the_algebraic_name_of_every_square(variant, flipped):
+    # The file letter drawn above a square's column and the rank beside its row
+    # are the square's algebraic name (italian and spanish: on their mirrored board).
+    board = Board(variant)
+    rules = board.rules
+    root = parse(board_to_svg(board, flipped=flipped, numbers=True))
+    files = {float(e.get("x")): e.text for e in with_class(root, "text", "file")}
+    ranks = {float(e.get("y")): e.text for e in with_class(root, "text", "rank")}
+    numbers = {e.text: e for e in with_class(root, "text", "number")}
+    for index in range(rules.squares):
+        # The square's number is printed in its top-left corner.
+        label = numbers[str(number_of_index(rules, index))]
+        col = int((float(label.get("x")) - MARGIN) // SQUARE_SIZE)
+        row = int((float(label.get("y")) - MARGIN) // SQUARE_SIZE)
+        square = rect_at(root, MARGIN + col * SQUARE_SIZE + 1, MARGIN + row * SQUARE_SIZE + 1)
+        assert "dark" in square.get("class").split()
+        file = files[MARGIN + col * SQUARE_SIZE + SQUARE_SIZE / 2]
+        rank = ranks[MARGIN + row * SQUARE_SIZE + SQUARE_SIZE / 2 + 4]
+        assert file + rank == square_name(rules, index, "algebraic")

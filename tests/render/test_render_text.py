@@ -6,7 +6,7 @@ import pytest
 
 from checkers_env.core import Board, variant_names
 from checkers_env.core.geometry import FILES
-from checkers_env.core.notation import index_of_number
+from checkers_env.core.notation import index_of_number, square_name
 from checkers_env.render.layout import board_layout
 from checkers_env.render.text import board_to_text
 
@@ -136,3 +136,25 @@ def test_without_coordinates_only_the_board_is_drawn():
     assert len(lines) == 8
     assert not any(ch.isdigit() for ch in text)
     assert sum(line.count("w") for line in lines) == 12
+
+
+@pytest.mark.parametrize("variant", variant_names())
+@pytest.mark.parametrize("flipped", [False, True])
+@pytest.mark.parametrize("mirrored", [None, True, False])
+def test_coordinates_spell_the_algebraic_name_of_every_square(variant, flipped, mirrored):
+    # Above all on the mirrored italian and spanish boards: the letter above a
+    # square's column and the digit beside its row are its algebraic name, which
+    # a FEN written with notation="algebraic" uses.
+    board = Board(variant)
+    rules = board.rules
+    n = rules.board_size
+    lines = board_to_text(board, flipped=flipped, mirrored=mirrored).splitlines()
+    layout = board_layout(rules, flipped, mirrored)
+    for index in range(rules.squares):
+        row, col = layout.cell(index)
+        file = lines[0][LEFT + CELL * col + 1]
+        assert lines[-1][LEFT + CELL * col + 1] == file
+        rank = lines[1 + row][:3].strip()
+        assert lines[1 + row][LEFT + CELL * n :].split()[0] == rank
+        assert file + rank == square_name(rules, index, "algebraic")
+        assert board.parse_square(file + rank) == index
