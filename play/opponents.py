@@ -11,6 +11,7 @@ for long, and a check that the agent's move is legal before it is played.
 from __future__ import annotations
 
 from agents import AgentSpecError, MinimaxAgent, make_agent
+from agents.minimax import SearchTablePool
 from checkers_env.core import Board, Move
 
 __all__ = ["Opponent", "OpponentError", "make_opponent", "warm_up", "DEFAULT_OPPONENT"]
@@ -42,12 +43,16 @@ class Opponent:
         return legal[legal.index(move)]
 
 
-def make_opponent(spec, board: Board, seed: int | None = None, move_time: float = 2.0) -> Opponent:
+def make_opponent(
+    spec, board: Board, seed: int | None = None, move_time: float = 2.0, tables: SearchTablePool | None = None
+) -> Opponent:
     """The opponent that ``spec`` names, for games with ``board``'s rules.
 
     ``move_time`` bounds the seconds one minimax move may think: a search
     deeper than that time allows stops at the deepest depth it finished.
-    Raises :class:`OpponentError` for a spec that cannot be used.
+    ``tables``: the pool a minimax opponent borrows its search tables from
+    (one per concurrent search, shared by every game) instead of holding its
+    own. Raises :class:`OpponentError` for a spec that cannot be used.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise OpponentError(f"opponent must be a non-empty agent spec such as 'minimax:4', got {spec!r}")
@@ -58,6 +63,8 @@ def make_opponent(spec, board: Board, seed: int | None = None, move_time: float 
         raise OpponentError(f"cannot use opponent {spec!r}: {exc}") from None
     if isinstance(agent, MinimaxAgent) and (agent.time <= 0 or agent.time > move_time):
         agent.time = float(move_time)
+    if isinstance(agent, MinimaxAgent) and tables is not None:
+        agent.tables = tables
     return Opponent(spec, agent)
 
 

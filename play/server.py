@@ -25,6 +25,7 @@ capture is compulsory), 503 the game is busy with another request.
 from __future__ import annotations
 
 import datetime
+import os
 import threading
 import uuid
 from collections import OrderedDict
@@ -33,6 +34,7 @@ from pathlib import Path
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from agents.minimax import SearchTablePool
 from checkers_env.core import AmbiguousMoveError, Board, Color, IllegalMoveError, Move
 from checkers_env.core.errors import InvalidFenError, InvalidSquareError, RulesError, UnknownVariantError
 from checkers_env.core.geometry import geometry
@@ -45,8 +47,23 @@ from .opponents import DEFAULT_OPPONENT, OpponentError, make_opponent
 __all__ = ["create_app", "Game", "GameStore", "ApiError"]
 
 STATIC = Path(__file__).parent / "static"
-MAX_GAMES = 100
-"""Games kept in memory (a minimax opponent holds a few MB); the least recently used is dropped beyond this."""
+MAX_GAMES = 1000
+"""Games kept in memory in all; the least recently used is dropped beyond this.
+
+An idle game holds its board and a small agent object (a few KB): the minimax
+search tables are shared between games (:data:`SEARCH_TABLES`), so a thousand
+games take tens of MB, not gigabytes."""
+MAX_GAMES_PER_CLIENT = 100
+"""Games one client (one remote address) keeps; its own least recently used is dropped beyond this.
+
+With it a single client, however fast it creates games, can never push the
+store past :data:`MAX_GAMES` alone and so never evicts anyone else's game."""
+SEARCH_TABLES = max(1, min(4, os.cpu_count() or 1))
+"""Minimax search tables (about 23 MB each when full) the server shares between all its games.
+
+A search borrows one for its duration; the searches are compiled code that
+holds Python's interpreter lock, so more tables than cores would buy memory,
+not speed. A search that finds every table busy waits for one."""
 LOCK_WAIT = 30.0
 """Seconds a request waits for a game that another request is using."""
 HOUSE_RULES = ("forced_capture",)
@@ -90,8 +107,10 @@ class Game:
     Read or change it only while holding ``lock`` (the store hands it out locked).
     """
 
-    def __init__(self, board: Board, user: Color, opponent, game_id: str | None = None):
+    def __init__(self, board: Board, user: Color, opponent, game_id: str | None = None, client: str = ""):
         self.id = game_id or uuid.uuid4().hex
+        self.client = client
+        """Who created the game (the remote address), for the per-client limit of :class:`GameStore`."""
         self.board = board
         self.user = Color(user)
         self.opponent = opponent
@@ -314,16 +333,25 @@ class Game:
 
 
 class GameStore:
-    """The games in memory, by id, least recently used first; safe across threads."""
+    """The games in memory, by id, least recently used first; safe across threads.
 
-    def __init__(self, limit: int = MAX_GAMES):
+    Beyond ``per_client`` games of one client (:attr:`Game.client`) that
+    client's least recently used game is dropped; beyond ``limit`` games in all,
+    the least recently used of anyone's.
+    """
+
+    def __init__(self, limit: int = MAX_GAMES, per_client: int = MAX_GAMES_PER_CLIENT):
         self._games: OrderedDict[str, Game] = OrderedDict()
         self._lock = threading.Lock()
         self._limit = limit
+        self._per_client = per_client
 
     def add(self, game: Game) -> None:
         with self._lock:
             self._games[game.id] = game
+            own = [g.id for g in self._games.values() if g.client == game.client]
+            for game_id in own[: max(0, len(own) - self._per_client)]:
+                del self._games[game_id]
             while len(self._games) > self._limit:
                 self._games.popitem(last=False)
 
@@ -349,7 +377,7 @@ def _body() -> dict:
     return data
 
 
-def _new_game(data: dict, move_time: float) -> Game:
+def _new_game(data: dict, move_time: float, tables: SearchTablePool | None = None, client: str = "") -> Game:
     unknown = set(data) - {"variant", "color", "opponent", "rules", "fen", "seed"}
     if unknown:
         raise ApiError(400, f"unknown field(s) {sorted(unknown)}; known: variant, color, opponent, rules, fen, seed")
@@ -376,22 +404,34 @@ def _new_game(data: dict, move_time: float) -> Game:
     if color not in ("white", "black"):
         raise ApiError(400, f'"color" must be "white" or "black", got {color!r}')
     try:
-        opponent = make_opponent(data.get("opponent", DEFAULT_OPPONENT), board, seed=seed, move_time=move_time)
+        opponent = make_opponent(
+            data.get("opponent", DEFAULT_OPPONENT), board, seed=seed, move_time=move_time, tables=tables
+        )
     except OpponentError as exc:
         raise ApiError(400, str(exc)) from None
-    game = Game(board, Color.WHITE if color == "white" else Color.BLACK, opponent)
+    game = Game(board, Color.WHITE if color == "white" else Color.BLACK, opponent, client=client)
     game.play_computer()
     return game
 
 
-def create_app(move_time: float = 2.0, max_games: int = MAX_GAMES) -> Flask:
+def create_app(
+    move_time: float = 2.0,
+    max_games: int = MAX_GAMES,
+    max_games_per_client: int = MAX_GAMES_PER_CLIENT,
+    search_tables: int = SEARCH_TABLES,
+) -> Flask:
     """The Flask app: the page under ``/`` and the JSON API under ``/api`` (see the module docstring).
 
     ``move_time`` bounds the seconds the computer thinks over one move.
+    ``max_games`` and ``max_games_per_client`` bound the games kept (see
+    :class:`GameStore`); ``search_tables`` is how many minimax search tables
+    all games share (see :data:`SEARCH_TABLES`).
     """
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
-    store = GameStore(max_games)
+    store = GameStore(max_games, max_games_per_client)
+    tables = SearchTablePool(size=search_tables)
     app.config["GAMES"] = store
+    app.config["SEARCH_TABLES"] = tables
 
     def locked(game_id: str):
         game = store.get(game_id)
@@ -438,7 +478,7 @@ def create_app(move_time: float = 2.0, max_games: int = MAX_GAMES) -> Flask:
 
     @app.post("/api/games")
     def create_game():
-        game = _new_game(_body(), move_time)
+        game = _new_game(_body(), move_time, tables, client=request.remote_addr or "")
         store.add(game)
         with game.lock:
             return jsonify(game.to_json()), 201

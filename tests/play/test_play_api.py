@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 import subprocess
 import sys
 import threading
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,7 @@ CAPTURE_OR_STEP = "B:W18,30:B14,1"  # Black to move: 14x23 is compulsory, 1-5 an
 DOUBLE_JUMP = "B:W6,15:B1"  # 1x10x19 takes two
 TWO_ROUTES = "B:W6,7,14,15:B2"  # 2x9x18 and 2x11x18 end on the same square, taking different men
 LAST_PIECE = "B:W18:B14"  # 14x23 takes White's last man
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def new_game(client, **body):
@@ -300,6 +303,32 @@ def test_oldest_games_are_dropped_beyond_the_limit():
     games = [new_game(client) for _ in range(3)]
     assert client.get(f"/api/games/{games[0]['id']}").status_code == 404
     assert client.get(f"/api/games/{games[2]['id']}").status_code == 200
+
+
+def test_one_client_cannot_evict_other_clients_games():
+    from play.server import create_app
+
+    app = create_app(max_games=10, max_games_per_client=3)
+    alice = app.test_client()
+    mallory = app.test_client()
+    mine = new_game(alice)
+    theirs = [
+        mallory.post("/api/games", json={"opponent": "random"}, environ_base={"REMOTE_ADDR": "10.0.0.9"}).json
+        for _ in range(20)
+    ]
+    assert alice.get(f"/api/games/{mine['id']}").status_code == 200
+    assert mallory.get(f"/api/games/{theirs[0]['id']}").status_code == 404  # only their own oldest go
+    assert all(mallory.get(f"/api/games/{g['id']}").status_code == 200 for g in theirs[-3:])
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc (Linux)")
+def test_hundred_idle_games_fit_in_little_memory():
+    # Each minimax opponent used to hold its own 22 MB of search tables: 100 games took 2 GB.
+    spec = importlib.util.spec_from_file_location("play_memory", ROOT / "benchmarks" / "play_memory.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.measure(games=100, opponent="minimax:4")
+    assert result["growth_mb"] < 100, result
 
 
 def test_command_line_prints_the_address_and_serves():
