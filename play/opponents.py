@@ -55,7 +55,8 @@ def make_opponent(
     own. Raises :class:`OpponentError` for a spec that cannot be used.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise OpponentError(f"opponent must be a non-empty agent spec such as 'minimax:4', got {spec!r}")
+        shown = repr(spec) if len(repr(spec)) <= 80 else repr(spec)[:79] + "…"
+        raise OpponentError(f"opponent must be a non-empty agent spec such as 'minimax:4', got {shown}")
     spec = spec.strip()
     try:
         agent = make_agent(spec, variant=board.rules.name, seed=seed)

@@ -25,7 +25,9 @@ capture is compulsory), 503 the game is busy with another request.
 from __future__ import annotations
 
 import datetime
+import json
 import os
+import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -64,6 +66,12 @@ SEARCH_TABLES = max(1, min(4, os.cpu_count() or 1))
 A search borrows one for its duration; the searches are compiled code that
 holds Python's interpreter lock, so more tables than cores would buy memory,
 not speed. A search that finds every table busy waits for one."""
+MAX_BODY = 64 * 1024
+"""Largest request body accepted (bytes); a larger one is answered 413 before it is read."""
+CLIP = 80
+"""Characters of a request's own text quoted back in an error message; longer text is cut with an ellipsis."""
+MAX_ERROR = 1000
+"""Characters of an error message at most (a last guard: the parts quoting the request are cut to CLIP)."""
 LOCK_WAIT = 30.0
 """Seconds a request waits for a game that another request is using."""
 HOUSE_RULES = ("forced_capture",)
@@ -77,10 +85,36 @@ TERMINATION_TEXT = {
 }
 
 
+def _clip(text: str, limit: int = CLIP) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis when longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quote(value) -> str:
+    """The ``repr`` of a value from a request, cut to :data:`CLIP` characters, for an error message."""
+    return _clip(repr(value))
+
+
+def _scrub(message: str, *inputs) -> str:
+    """An error text of the core (which quotes its input whole) with each long request string in it cut."""
+    for raw in inputs:
+        if isinstance(raw, str) and len(raw) > CLIP:
+            message = message.replace(raw, _clip(raw))
+    return message
+
+
+_LONG_WORD = re.compile(rf"\S{{{CLIP + 1},}}")
+
+
 class ApiError(Exception):
-    """A request the server refuses: ``status`` (4xx) and a message for the user."""
+    """A request the server refuses: ``status`` (4xx) and a message for the user.
+
+    The message never echoes a long request back: runs of more than :data:`CLIP`
+    characters without a space are cut, and the whole to :data:`MAX_ERROR`.
+    """
 
     def __init__(self, status: int, message: str):
+        message = _clip(_LONG_WORD.sub(lambda m: _clip(m.group()), message), MAX_ERROR)
         super().__init__(message)
         self.status = status
         self.message = message
@@ -143,9 +177,9 @@ class Game:
         try:
             move = board.parse_move(text)
         except AmbiguousMoveError as exc:
-            raise ApiError(422, f"ambiguous move: {exc}") from None
+            raise ApiError(422, f"ambiguous move: {_scrub(str(exc), text)}") from None
         except IllegalMoveError:
-            raise ApiError(422, f"illegal move {text}: {self._legal_hint(start)}") from None
+            raise ApiError(422, f"illegal move {_clip(text)}: {self._legal_hint(start)}") from None
         board.push(move)
         self.play_computer()
         return move
@@ -158,7 +192,7 @@ class Game:
                 parts = [p for p in spec.replace("×", "x").replace(":", "x").replace("-", "x").split("x") if p.strip()]
                 if len(parts) < 2:
                     raise ApiError(
-                        400, f"move text must name two squares or more, like '11-15' or '22x15', got {spec!r}"
+                        400, f"move text must name two squares or more, like '11-15' or '22x15', got {_quote(spec)}"
                     )
                 indices = [board.parse_square(p.strip()) for p in parts]
             elif isinstance(spec, dict):
@@ -171,13 +205,15 @@ class Game:
             else:
                 raise ApiError(400, '"move" must be move text such as "11-15" or an object {"start", "path"}')
         except InvalidSquareError as exc:
-            raise ApiError(422, f"bad square in move {spec!r}: {exc}") from None
+            raise ApiError(422, f"bad square in move {_quote(spec)}: {exc}") from None
+        except ValueError:  # the core's parser lets Python's limit on huge numbers through
+            raise ApiError(422, f"bad square in move {_quote(spec)}: not a square of this board") from None
         text = spec.strip() if isinstance(spec, str) else "x".join(board.square_name(i) for i in indices)
         return indices[0], indices[1:], text
 
     def _square(self, value) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            raise ApiError(400, f"a square is an index (integer) or a name such as '15' or 'c3', got {value!r}")
+            raise ApiError(400, f"a square is an index (integer) or a name such as '15' or 'c3', got {_quote(value)}")
         if isinstance(value, str):
             return self.board.parse_square(value)
         if not 0 <= value < self.board.rules.squares:
@@ -359,7 +395,7 @@ class GameStore:
         with self._lock:
             game = self._games.get(game_id)
             if game is None:
-                raise ApiError(404, f"no game with id {game_id!r} (games are kept in memory; start a new one)")
+                raise ApiError(404, f"no game with id {_quote(game_id)} (games are kept in memory; start a new one)")
             self._games.move_to_end(game_id)
             return game
 
@@ -369,9 +405,19 @@ class GameStore:
 
 
 def _body() -> dict:
-    data = request.get_json(silent=True)
-    if data is None:
+    """The request's JSON object; 400 for anything else, 413 (from Flask) beyond :data:`MAX_BODY` bytes."""
+    if not request.is_json:
         raise ApiError(400, "the request body must be a JSON object (Content-Type: application/json)")
+    raw = request.get_data(cache=True)
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ApiError(400, "the request body is not valid JSON: it nests too deeply") from None
+    except UnicodeDecodeError:
+        raise ApiError(400, "the request body is not valid JSON: it is not UTF-8 text") from None
+    except ValueError as exc:
+        detail = f"{exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ApiError(400, f"the request body is not valid JSON: {detail or 'unreadable'}") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the request body must be a JSON object, got {type(data).__name__}")
     return data
@@ -380,7 +426,9 @@ def _body() -> dict:
 def _new_game(data: dict, move_time: float, tables: SearchTablePool | None = None, client: str = "") -> Game:
     unknown = set(data) - {"variant", "color", "opponent", "rules", "fen", "seed"}
     if unknown:
-        raise ApiError(400, f"unknown field(s) {sorted(unknown)}; known: variant, color, opponent, rules, fen, seed")
+        raise ApiError(
+            400, f"unknown field(s) {_quote(sorted(unknown))}; known: variant, color, opponent, rules, fen, seed"
+        )
     variant = data.get("variant", "american")
     rules = data.get("rules") or {}
     fen = data.get("fen")
@@ -398,17 +446,17 @@ def _new_game(data: dict, move_time: float, tables: SearchTablePool | None = Non
     try:
         board = Board(variant, fen=fen or None, **rules)
     except (UnknownVariantError, RulesError, InvalidFenError, InvalidSquareError) as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(400, _scrub(str(exc), variant, fen)) from None
     first = Color.WHITE if board.rules.first_player == "white" else Color.BLACK
     color = data.get("color", _color_name(first))
     if color not in ("white", "black"):
-        raise ApiError(400, f'"color" must be "white" or "black", got {color!r}')
+        raise ApiError(400, f'"color" must be "white" or "black", got {_quote(color)}')
     try:
         opponent = make_opponent(
             data.get("opponent", DEFAULT_OPPONENT), board, seed=seed, move_time=move_time, tables=tables
         )
     except OpponentError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError(400, _scrub(str(exc), data.get("opponent"))) from None
     game = Game(board, Color.WHITE if color == "white" else Color.BLACK, opponent, client=client)
     game.play_computer()
     return game
@@ -428,6 +476,7 @@ def create_app(
     all games share (see :data:`SEARCH_TABLES`).
     """
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     store = GameStore(max_games, max_games_per_client)
     tables = SearchTablePool(size=search_tables)
     app.config["GAMES"] = store
@@ -446,6 +495,8 @@ def create_app(
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         if request.path.startswith("/api/"):
+            if exc.code == 413:
+                return jsonify(error=f"the request body is larger than {MAX_BODY // 1024} KB"), 413
             return jsonify(error=exc.description), exc.code
         return exc
 
@@ -453,7 +504,7 @@ def create_app(
     def unexpected(exc: Exception):
         # A bug, not a bad request: say so in JSON (the page shows it) and keep the server up.
         app.logger.exception("unexpected error on %s", request.path)
-        return jsonify(error=f"internal error: {type(exc).__name__}: {exc}"), 500
+        return jsonify(error=_clip(f"internal error: {type(exc).__name__}: {exc}", MAX_ERROR)), 500
 
     @app.get("/")
     def index():

@@ -238,6 +238,59 @@ def test_malformed_bodies(client, kwargs):
     assert client.post("/api/games", **kwargs).status_code == 400
 
 
+def test_a_body_beyond_64_kb_is_refused_unread(client):
+    game = new_game(client)
+    for size in (65 * 1024, 30 * 1024 * 1024):
+        body = '{"variant": "' + "x" * size + '"}'
+        response = client.post("/api/games", data=body, content_type="application/json")
+        assert response.status_code == 413 and "64 KB" in response.json["error"]
+        response = client.post(f"/api/games/{game['id']}/move", data=body, content_type="application/json")
+        assert response.status_code == 413
+    response = client.post("/api/games", json={"opponent": "random", "fen": " " * 60_000})  # under the limit: read
+    assert response.status_code == 400 and "FEN" in response.json["error"]
+
+
+@pytest.mark.parametrize("body", ["[" * 30_000 + "]" * 30_000, '{"a":' * 10_000 + "1" + "}" * 10_000])
+def test_deeply_nested_json_is_a_bad_request(client, body):
+    game = new_game(client)
+    for url in ("/api/games", f"/api/games/{game['id']}/move"):
+        response = client.post(url, data=body, content_type="application/json")
+        assert response.status_code == 400 and "nests too deeply" in response.json["error"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"variant": "chess" * 2000},
+        {"color": "red" * 2000},
+        {"opponent": "wizard" * 2000},
+        {"opponent": "minimax:" + "9" * 5000},
+        {"opponent": "runs/" + "a" * 5000 + ".pt"},
+        {"fen": "W:W" + "1" * 5000 + ":B1"},
+        {"fen": "nonsense " * 2000},
+        {"c" * 5000: 1},
+    ],
+)
+def test_errors_cut_long_input(client, body):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400, response.json
+    error = response.json["error"]
+    assert len(error) < 600 and "…" in error, error
+
+
+@pytest.mark.parametrize("spec", ["1-" * 3000 + "5", "9" * 5000 + "-15", {"start": "x" * 5000, "path": [14]}])
+def test_move_errors_cut_long_input(client, spec):
+    game = new_game(client)
+    response = move(client, game, spec)
+    assert response.status_code in (400, 422), response.json
+    assert len(response.json["error"]) < 400 and "…" in response.json["error"], response.json["error"]
+
+
+def test_unknown_long_game_id_is_cut(client):
+    response = client.get("/api/games/" + "f" * 5000)
+    assert response.status_code == 404 and len(response.json["error"]) < 200
+
+
 @pytest.mark.parametrize(
     ("spec", "status", "message"),
     [
