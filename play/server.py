@@ -74,6 +74,8 @@ MAX_ERROR = 1000
 """Characters of an error message at most (a last guard: the parts quoting the request are cut to CLIP)."""
 LOCK_WAIT = 30.0
 """Seconds a request waits for a game that another request is using."""
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
+"""Host names a request may always name in its ``Host`` header (with the server's port)."""
 HOUSE_RULES = ("forced_capture",)
 """Rule fields a new game may override (the no-mandatory-capture house rule, 8x8 only)."""
 
@@ -462,11 +464,25 @@ def _new_game(data: dict, move_time: float, tables: SearchTablePool | None = Non
     return game
 
 
+def _host_name_and_port(host: str) -> tuple[str, str | None]:
+    """The name (lower case, IPv6 without brackets) and port of a ``Host`` header value."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, rest = host[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+    elif host.count(":") == 1:
+        name, _, port = host.partition(":")
+    else:
+        name, port = host, None
+    return name.rstrip("."), port
+
+
 def create_app(
     move_time: float = 2.0,
     max_games: int = MAX_GAMES,
     max_games_per_client: int = MAX_GAMES_PER_CLIENT,
     search_tables: int = SEARCH_TABLES,
+    allowed_hosts: tuple[str, ...] | list[str] = (),
 ) -> Flask:
     """The Flask app: the page under ``/`` and the JSON API under ``/api`` (see the module docstring).
 
@@ -474,6 +490,12 @@ def create_app(
     ``max_games`` and ``max_games_per_client`` bound the games kept (see
     :class:`GameStore`); ``search_tables`` is how many minimax search tables
     all games share (see :data:`SEARCH_TABLES`).
+
+    Only requests whose ``Host`` header names one of :data:`LOCAL_HOSTS` or
+    ``allowed_hosts`` (the address the server listens on, names it is reached
+    by), with the port the request came in on, are served; any other host gets
+    400. A web page on another site that a DNS rebinding points at this
+    machine sends its own host name, and is refused.
     """
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
@@ -481,6 +503,18 @@ def create_app(
     tables = SearchTablePool(size=search_tables)
     app.config["GAMES"] = store
     app.config["SEARCH_TABLES"] = tables
+    hosts = {_host_name_and_port(h)[0] for h in (*LOCAL_HOSTS, *allowed_hosts)} - {"0.0.0.0", "::", ""}
+
+    @app.before_request
+    def check_host():
+        name, port = _host_name_and_port(request.host)
+        server_port = str(request.environ.get("SERVER_PORT", ""))
+        if name not in hosts or (port or {"https": "443"}.get(request.scheme, "80")) != server_port:
+            message = f"this server does not answer for host {_quote(request.host)}; open it as http://localhost:PORT/"
+            if request.path.startswith("/api/"):
+                return jsonify(error=message), 400
+            return Response(message + "\n", status=400, mimetype="text/plain")
+        return None
 
     def locked(game_id: str):
         game = store.get(game_id)

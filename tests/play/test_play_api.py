@@ -7,6 +7,7 @@ import random
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -382,6 +383,52 @@ def test_hundred_idle_games_fit_in_little_memory():
     spec.loader.exec_module(bench)
     result = bench.measure(games=100, opponent="minimax:4")
     assert result["growth_mb"] < 100, result
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "[::1]", "LOCALHOST", "localhost:80", "[::1]:80"])
+def test_local_host_names_are_served(client, host):
+    assert client.get("/api/variants", headers={"Host": host}).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:80", "localhost:8000", "127.0.0.2", "", "[::1"])
+def test_other_host_names_are_refused(client, host):
+    # A page of another site that DNS rebinding points at 127.0.0.1 sends its own name in Host.
+    response = client.get("/api/variants", headers={"Host": host})
+    assert response.status_code == 400 and "host" in response.json["error"]
+    assert client.post("/api/games", json={}, headers={"Host": host}).status_code == 400
+    assert client.get("/", headers={"Host": host}).status_code == 400
+
+
+def test_host_names_given_to_the_server_are_served():
+    from play.server import create_app
+
+    client = create_app(allowed_hosts=["0.0.0.0", "board.lan"]).test_client()
+    assert client.get("/api/variants", headers={"Host": "board.lan"}).status_code == 200
+    assert (
+        client.get("/api/variants", headers={"Host": "0.0.0.0"}).status_code == 400
+    )  # an address to listen on, not a name
+
+
+def test_command_line_refuses_requests_for_other_hosts():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "play", "--port", "0", "--allowed-host", "board.lan"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = process.stdout.readline().split()[3]
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        for host, status in ((f"evil.example:{port}", 400), (f"board.lan:{port}", 200), (f"127.0.0.1:{port}", 200)):
+            request = urllib.request.Request(url + "api/variants", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    assert response.status == status, host
+            except urllib.error.HTTPError as exc:
+                assert exc.code == status, host
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def test_command_line_prints_the_address_and_serves():
