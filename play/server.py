@@ -164,9 +164,32 @@ class Game:
             move = self.opponent.select_move(self.board)
             self.last_reply.append(self.board.push(move))
 
-    def play_user(self, spec) -> Move:
-        """Play the user's move ``spec`` (text, or ``{"start", "path"}``), then the computer's reply."""
+    def check_ply(self, ply) -> None:
+        """Refuse (409) a request made when the game was at another ply than now: it was chosen on a stale board.
+
+        Two clicks sent at once both name the ply they saw; the first one played
+        moves the game on, and the second is refused instead of played too.
+        """
+        if isinstance(ply, bool) or not isinstance(ply, int):
+            raise ApiError(
+                400, f'"ply" must be the number of plies the game had when the move was chosen, got {_quote(ply)}'
+            )
+        now = len(self.board.move_stack)
+        if ply != now:
+            raise ApiError(
+                409,
+                f"the game has moved on: this request was made at ply {ply}, the game is at ply {now}; "
+                "look at the board again",
+            )
+
+    def play_user(self, spec, ply: int | None = None) -> Move:
+        """Play the user's move ``spec`` (text, or ``{"start", "path"}``), then the computer's reply.
+
+        ``ply`` (when given) is the game's ply the move was chosen at (see :meth:`check_ply`).
+        """
         board = self.board
+        if ply is not None:
+            self.check_ply(ply)
         outcome = board.outcome()
         if outcome is not None:
             raise ApiError(409, f"the game is over ({self.outcome_json()['text']}); start a new game")
@@ -342,6 +365,7 @@ class Game:
             "user_color": _color_name(self.user),
             "opponent": self.opponent.spec,
             "turn": _color_name(board.turn),
+            "ply": len(board.move_stack),
             "user_to_move": user_to_move,
             "fen": board.fen(),
             "squares": [
@@ -422,6 +446,16 @@ def _body() -> dict:
         raise ApiError(400, f"the request body is not valid JSON: {detail or 'unreadable'}") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the request body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _optional_body(known: set[str]) -> dict:
+    """The request's JSON object, or ``{}`` when it has no body; only the ``known`` fields."""
+    if not request.content_length and not request.headers.get("Transfer-Encoding"):
+        return {}
+    data = _body()
+    if set(data) - known:
+        raise ApiError(400, f"unknown field(s) {_quote(sorted(set(data) - known))}; known: {', '.join(sorted(known))}")
     return data
 
 
@@ -579,19 +613,27 @@ def create_app(
     @app.post("/api/games/<game_id>/move")
     def move(game_id: str):
         data = _body()
+        store.get(game_id)  # an unknown game is 404 whatever the body says
         if "move" not in data:
             raise ApiError(400, 'the body must hold "move": text such as "11-15" or {"start", "path"}')
+        if "ply" not in data:
+            raise ApiError(400, 'the body must hold "ply": the game\'s "ply" when the move was chosen')
+        if set(data) - {"move", "ply"}:
+            raise ApiError(400, f"unknown field(s) {_quote(sorted(set(data) - {'move', 'ply'}))}; known: move, ply")
         game = locked(game_id)
         try:
-            game.play_user(data["move"])
+            game.play_user(data["move"], data["ply"])
             return jsonify(game.to_json())
         finally:
             game.lock.release()
 
     @app.post("/api/games/<game_id>/undo")
     def undo(game_id: str):
+        data = _optional_body({"ply"})
         game = locked(game_id)
         try:
+            if "ply" in data:
+                game.check_ply(data["ply"])
             game.undo()
             return jsonify(game.to_json())
         finally:

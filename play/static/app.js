@@ -245,6 +245,7 @@ function target(index) {
 
 async function submit(move) {
   const game = state.game;
+  const ply = game.ply; // the server refuses the move (409) if the game moved on meanwhile
   state.busy = true;
   state.selected = null;
   state.legs = [];
@@ -259,7 +260,7 @@ async function submit(move) {
   say("");
   render("The computer is thinking…");
   try {
-    setGame(await api("POST", `/api/games/${game.id}/move`, { move: { start: move.start, path: move.path } }));
+    setGame(await api("POST", `/api/games/${game.id}/move`, { move: { start: move.start, path: move.path }, ply }));
   } catch (error) {
     say(error.message);
     try {
@@ -277,7 +278,7 @@ async function undo() {
   if (!state.game || state.busy) return;
   state.busy = true;
   try {
-    setGame(await api("POST", `/api/games/${state.game.id}/undo`));
+    setGame(await api("POST", `/api/games/${state.game.id}/undo`, { ply: state.game.ply }));
     say("");
   } catch (error) {
     say(error.message);

@@ -32,8 +32,11 @@ def new_game(client, **body):
     return response.json
 
 
-def move(client, game, spec):
-    return client.post(f"/api/games/{game['id']}/move", json={"move": spec})
+def move(client, game, spec, ply=None):
+    """Play ``spec``, naming ``ply`` (default: the game's ply now, read from the server) as the move's ply."""
+    if ply is None:
+        ply = client.get(f"/api/games/{game['id']}").json["ply"]
+    return client.post(f"/api/games/{game['id']}/move", json={"move": spec, "ply": ply})
 
 
 def test_variants_lists_every_named_variant(client):
@@ -82,6 +85,55 @@ def test_move_by_start_and_path_indices_or_names(client):
     assert move(client, game, {"start": 0, "path": [9, 18]}).status_code == 200
     game = new_game(client, fen=DOUBLE_JUMP)
     assert move(client, game, {"start": "1", "path": ["19"]}).json["moves"][0]["text"] == "1x19"
+
+
+def test_a_stale_move_is_refused(client):
+    game = new_game(client)
+    assert game["ply"] == 0
+    played = move(client, game, "11-15", ply=0)
+    assert played.status_code == 200 and played.json["ply"] == 2
+    again = move(client, game, "9-13", ply=0)  # chosen on the board before 11-15: the game moved on
+    assert again.status_code == 409 and "moved on" in again.json["error"]
+    assert client.get(f"/api/games/{game['id']}").json["fen"] == played.json["fen"]
+
+
+def test_two_simultaneous_moves_play_once(app):
+    # Two clicks sent at once on the same board: only the first may be played.
+    game = new_game(app.test_client(), fen="B:W6,15,30:B1")
+    barrier = threading.Barrier(2)
+    statuses = []
+
+    def send(spec):
+        client = app.test_client()
+        barrier.wait()
+        statuses.append(move(client, game, spec, ply=0).status_code)
+
+    threads = [threading.Thread(target=send, args=(s,)) for s in ("1x19", "1x19")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [200, 409]
+    moves = app.test_client().get(f"/api/games/{game['id']}").json["moves"]
+    assert [m["text"] for m in moves][:1] == ["1x19"] and len(moves) == 2
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [({"move": "11-15"}, 400), ({"move": "11-15", "ply": "0"}, 400), ({"move": "11-15", "ply": 0, "x": 1}, 400)],
+)
+def test_a_move_must_name_its_ply(client, body, status):
+    game = new_game(client)
+    response = client.post(f"/api/games/{game['id']}/move", json=body)
+    assert response.status_code == status and "ply" in response.json["error"]
+
+
+def test_a_stale_undo_is_refused(client):
+    game = new_game(client)
+    move(client, game, "11-15")
+    response = client.post(f"/api/games/{game['id']}/undo", json={"ply": 0})
+    assert response.status_code == 409
+    assert client.post(f"/api/games/{game['id']}/undo", json={"ply": 2}).json["ply"] == 0
 
 
 def test_minimax_opponent_from_the_agents_package(client):
