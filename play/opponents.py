@@ -5,7 +5,8 @@ The page and the API name an opponent by the same agent specs as the arena
 or the path of a trained checkpoint. The project's :func:`agents.make_agent`
 parses them and builds the agent; this module adds only what a web server
 needs: a bound on the time one search may take, so that a request never hangs
-for long, and a check that the agent's move is legal before it is played.
+for long (applied to any agent with a ``time`` attribute), and a check that
+the agent's move is legal before it is played.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ def make_opponent(
 ) -> Opponent:
     """The opponent that ``spec`` names, for games with ``board``'s rules.
 
-    ``move_time`` bounds the seconds one minimax move may think: a search
-    deeper than that time allows stops at the deepest depth it finished.
+    ``move_time`` bounds the seconds one move may think, for every agent that
+    can be bounded: one with a writable ``time`` attribute (seconds a move,
+    0 = no limit), as minimax and the checkpoint (MCTS) players have. A limit
+    the spec set is kept when it is shorter.
     ``tables``: the pool a minimax opponent borrows its search tables from
     (one per concurrent search, shared by every game) instead of holding its
     own. Raises :class:`OpponentError` for a spec that cannot be used.
@@ -62,8 +65,10 @@ def make_opponent(
         agent = make_agent(spec, variant=board.rules.name, seed=seed)
     except (AgentSpecError, ValueError, OSError) as exc:
         raise OpponentError(f"cannot use opponent {spec!r}: {exc}") from None
-    if isinstance(agent, MinimaxAgent) and (agent.time <= 0 or agent.time > move_time):
-        agent.time = float(move_time)
+    if hasattr(agent, "time"):
+        limit = agent.time
+        if not isinstance(limit, (int, float)) or limit <= 0 or limit > move_time:
+            agent.time = float(move_time)
     if isinstance(agent, MinimaxAgent) and tables is not None:
         agent.tables = tables
     return Opponent(spec, agent)

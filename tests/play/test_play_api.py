@@ -142,6 +142,43 @@ def test_minimax_opponent_from_the_agents_package(client):
     assert len(game["moves"]) == 1 and game["user_to_move"] is True
 
 
+class TimedStub:
+    """An agent that can be bounded in thinking time (a writable ``time``), like the checkpoint (MCTS) players."""
+
+    def __init__(self, time: float):
+        self.time = time
+
+    def select_move(self, board):
+        return board.legal_moves()[0]
+
+
+class UntimedStub:
+    def select_move(self, board):
+        return board.legal_moves()[0]
+
+
+@pytest.mark.parametrize(("own", "expected"), [(0.0, 0.5), (10.0, 0.5), (0.2, 0.2)])
+def test_move_time_bounds_any_agent_with_a_time_attribute(monkeypatch, own, expected):
+    import play.opponents
+    from play.server import create_app
+
+    monkeypatch.setattr(play.opponents, "make_agent", lambda spec, variant, seed: TimedStub(own))
+    app = create_app(move_time=0.5)
+    game = new_game(app.test_client(), opponent="minimax:2", color="white")
+    assert len(game["moves"]) == 1  # the stub played the first move
+    assert app.config["GAMES"].get(game["id"]).opponent.agent.time == expected
+
+
+def test_move_time_leaves_agents_without_a_time_attribute_alone(monkeypatch):
+    import play.opponents
+    from play.server import create_app
+
+    monkeypatch.setattr(play.opponents, "make_agent", lambda spec, variant, seed: UntimedStub())
+    app = create_app(move_time=0.5)
+    game = new_game(app.test_client(), opponent="minimax:2")
+    assert not hasattr(app.config["GAMES"].get(game["id"]).opponent.agent, "time")
+
+
 def test_house_rule_allows_declining_a_capture(client):
     game = new_game(client, fen=CAPTURE_OR_STEP, rules={"forced_capture": False})
     assert game["rules"] == {"forced_capture": False}
