@@ -21,6 +21,13 @@ def main(argv: list[str] | None = None) -> int:
         "--move-time", type=float, default=2.0, help="seconds the computer may think over one move (default: 2)"
     )
     parser.add_argument(
+        "--checkpoints",
+        default="runs",
+        metavar="DIR",
+        help="folder of trained agent checkpoints (*.pt, searched recursively) the page offers as opponents "
+        "(default: runs); no other file can be chosen",
+    )
+    parser.add_argument(
         "--allowed-host",
         action="append",
         default=[],
@@ -43,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         server = make_server(
             args.host,
             args.port,
-            create_app(move_time=args.move_time, allowed_hosts=[args.host, *args.allowed_host]),
+            create_app(
+                move_time=args.move_time, allowed_hosts=[args.host, *args.allowed_host], checkpoints=args.checkpoints
+            ),
             threaded=True,
         )
     except OSError as exc:

@@ -44,7 +44,7 @@ from checkers_env.core.pdn import game_to_pdn
 from checkers_env.core.variants import VARIANTS
 from checkers_env.render.layout import board_layout, must_capture_squares
 
-from .opponents import DEFAULT_OPPONENT, OpponentError, make_opponent
+from .opponents import DEFAULT_CHECKPOINTS, DEFAULT_OPPONENT, Checkpoints, OpponentError, make_opponent
 
 __all__ = ["create_app", "Game", "GameStore", "ApiError"]
 
@@ -459,7 +459,13 @@ def _optional_body(known: set[str]) -> dict:
     return data
 
 
-def _new_game(data: dict, move_time: float, tables: SearchTablePool | None = None, client: str = "") -> Game:
+def _new_game(
+    data: dict,
+    move_time: float,
+    tables: SearchTablePool | None = None,
+    client: str = "",
+    checkpoints: Checkpoints | None = None,
+) -> Game:
     unknown = set(data) - {"variant", "color", "opponent", "rules", "fen", "seed"}
     if unknown:
         raise ApiError(
@@ -489,7 +495,12 @@ def _new_game(data: dict, move_time: float, tables: SearchTablePool | None = Non
         raise ApiError(400, f'"color" must be "white" or "black", got {_quote(color)}')
     try:
         opponent = make_opponent(
-            data.get("opponent", DEFAULT_OPPONENT), board, seed=seed, move_time=move_time, tables=tables
+            data.get("opponent", DEFAULT_OPPONENT),
+            board,
+            seed=seed,
+            move_time=move_time,
+            tables=tables,
+            checkpoints=checkpoints,
         )
     except OpponentError as exc:
         raise ApiError(400, _scrub(str(exc), data.get("opponent"))) from None
@@ -517,13 +528,16 @@ def create_app(
     max_games_per_client: int = MAX_GAMES_PER_CLIENT,
     search_tables: int = SEARCH_TABLES,
     allowed_hosts: tuple[str, ...] | list[str] = (),
+    checkpoints: str | os.PathLike = DEFAULT_CHECKPOINTS,
 ) -> Flask:
     """The Flask app: the page under ``/`` and the JSON API under ``/api`` (see the module docstring).
 
     ``move_time`` bounds the seconds the computer thinks over one move.
     ``max_games`` and ``max_games_per_client`` bound the games kept (see
     :class:`GameStore`); ``search_tables`` is how many minimax search tables
-    all games share (see :data:`SEARCH_TABLES`).
+    all games share (see :data:`SEARCH_TABLES`). ``checkpoints`` is the folder
+    whose agent checkpoints may be chosen as opponents (listed by
+    ``GET /api/checkpoints``); no other file on the server can be.
 
     Only requests whose ``Host`` header names one of :data:`LOCAL_HOSTS` or
     ``allowed_hosts`` (the address the server listens on, names it is reached
@@ -537,6 +551,8 @@ def create_app(
     tables = SearchTablePool(size=search_tables)
     app.config["GAMES"] = store
     app.config["SEARCH_TABLES"] = tables
+    shelf = Checkpoints(checkpoints)
+    app.config["CHECKPOINTS"] = shelf
     hosts = {_host_name_and_port(h)[0] for h in (*LOCAL_HOSTS, *allowed_hosts)} - {"0.0.0.0", "::", ""}
 
     @app.before_request
@@ -595,9 +611,13 @@ def create_app(
             default_opponent=DEFAULT_OPPONENT,
         )
 
+    @app.get("/api/checkpoints")
+    def checkpoint_list():
+        return jsonify(checkpoints=shelf.list(), problem=shelf.problem)
+
     @app.post("/api/games")
     def create_game():
-        game = _new_game(_body(), move_time, tables, client=request.remote_addr or "")
+        game = _new_game(_body(), move_time, tables, client=request.remote_addr or "", checkpoints=shelf)
         store.add(game)
         with game.lock:
             return jsonify(game.to_json()), 201

@@ -19,6 +19,8 @@ const VARIANT_TITLES = {
 
 const state = {
   variants: [],
+  checkpoints: [], // [{name, variant, algo}] from GET /api/checkpoints
+  pendingCheckpoint: null, // the checkpoint of a reopened game, chosen in the list once it arrives
   game: null,
   flipped: false,
   selected: null, // index of the picked piece
@@ -91,6 +93,7 @@ function showSettings(game) {
     $("opponent-kind").value = "random";
   } else if (game.opponent.toLowerCase().endsWith(".pt")) {
     $("opponent-kind").value = "checkpoint";
+    state.pendingCheckpoint = game.opponent; // chosen once the list has arrived
     $("checkpoint").value = game.opponent;
   }
   updateForm();
@@ -99,12 +102,16 @@ function showSettings(game) {
 function opponentSpec() {
   const kind = $("opponent-kind").value;
   if (kind === "minimax") return `minimax:${$("depth").value}`;
-  if (kind === "checkpoint") return $("checkpoint").value.trim();
+  if (kind === "checkpoint") return $("checkpoint").value;
   return "random";
 }
 
 async function newGame(event) {
   if (event) event.preventDefault();
+  if ($("opponent-kind").value === "checkpoint" && !$("checkpoint").value) {
+    say("Choose a checkpoint: this server has none to offer, or the list has not arrived yet.");
+    return;
+  }
   const body = {
     variant: $("variant").value,
     color: $("color").value,
@@ -501,6 +508,43 @@ function renderMoves() {
   list.scrollTop = list.scrollHeight;
 }
 
+// ------------------------------------------------------------------ checkpoints
+
+// The trained checkpoints the server offers (only those can be chosen); a choice sets its variant.
+async function loadCheckpoints() {
+  const select = $("checkpoint");
+  let data;
+  try {
+    data = await api("GET", "/api/checkpoints");
+  } catch (error) {
+    data = { checkpoints: [], problem: error.message };
+  }
+  state.checkpoints = data.checkpoints;
+  const options = data.checkpoints.map((c) => {
+    const option = document.createElement("option");
+    option.value = c.name;
+    option.textContent = `${c.name} (${VARIANT_TITLES[c.variant] || c.variant}, ${c.algo})`;
+    return option;
+  });
+  if (!options.length) {
+    const option = document.createElement("option");
+    option.value = "";
+    option.textContent = data.problem ? "No checkpoints: " + data.problem : "No checkpoints in the server's folder";
+    options.push(option);
+  }
+  select.replaceChildren(...options);
+  if (state.pendingCheckpoint) select.value = state.pendingCheckpoint;
+}
+
+function checkpointChosen() {
+  const chosen = state.checkpoints.find((c) => c.name === $("checkpoint").value);
+  if (chosen && chosen.variant !== $("variant").value) {
+    $("variant").value = chosen.variant;
+    updateForm();
+    $("color").value = currentVariant().first_player;
+  }
+}
+
 // ------------------------------------------------------------------ start
 
 async function start() {
@@ -521,7 +565,12 @@ async function start() {
     const variant = currentVariant();
     $("color").value = variant.first_player;
   });
-  $("opponent-kind").addEventListener("change", updateForm);
+  $("opponent-kind").addEventListener("change", () => {
+    updateForm();
+    if ($("opponent-kind").value === "checkpoint") checkpointChosen();
+  });
+  $("checkpoint").addEventListener("change", checkpointChosen);
+  loadCheckpoints(); // not awaited: reading the files may take the server a moment
   $("new-game-form").addEventListener("submit", newGame);
   $("undo").addEventListener("click", undo);
   $("flip").addEventListener("click", () => {

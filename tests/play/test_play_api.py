@@ -179,6 +179,75 @@ def test_move_time_leaves_agents_without_a_time_attribute_alone(monkeypatch):
     assert not hasattr(app.config["GAMES"].get(game["id"]).opponent.agent, "time")
 
 
+@pytest.fixture(scope="module")
+def checkpoint_folder(tmp_path_factory):
+    """runs/ with an american and a russian checkpoint, a training state and a junk file; one more outside it."""
+    torch = pytest.importorskip("torch")
+    from agents.checkpoint import save_agent
+    from agents.networks import NetConfig, PolicyValueNet
+
+    base = tmp_path_factory.mktemp("server")
+    runs = base / "runs"
+    for name, variant in (("a/best.pt", "american"), ("b/best.pt", "russian")):
+        (runs / name).parent.mkdir(parents=True, exist_ok=True)
+        rules = VARIANTS[variant]
+        net = PolicyValueNet(rules.board_size, NetConfig(channels=8, blocks=1, value_hidden=8))
+        save_agent(runs / name, "ppo", rules, net)
+    torch.save({"step": 3}, runs / "a" / "train_state.pt")
+    (runs / "junk.pt").write_bytes(b"not a torch file")
+    rules = VARIANTS["american"]
+    save_agent(base / "outside.pt", "ppo", rules, PolicyValueNet(8, NetConfig(channels=8, blocks=1, value_hidden=8)))
+    return runs
+
+
+@pytest.fixture
+def checkpoint_client(checkpoint_folder):
+    from play.server import create_app
+
+    return create_app(move_time=1.0, checkpoints=checkpoint_folder).test_client()
+
+
+def test_checkpoints_in_the_servers_folder_are_listed(checkpoint_client):
+    data = checkpoint_client.get("/api/checkpoints").json
+    assert data["checkpoints"] == [
+        {"name": "a/best.pt", "variant": "american", "algo": "ppo"},
+        {"name": "b/best.pt", "variant": "russian", "algo": "ppo"},
+    ]
+    assert data["problem"] is None
+
+
+def test_a_listed_checkpoint_plays(checkpoint_client):
+    game = new_game(checkpoint_client, opponent="a/best.pt", color="white")
+    assert game["opponent"] == "a/best.pt" and len(game["moves"]) == 1
+    pdn = checkpoint_client.get(f"/api/games/{game['id']}/pdn").get_data(as_text=True)
+    assert "Computer (a/best.pt)" in pdn
+
+
+@pytest.mark.parametrize("where", ["outside", "dotdot", "absolute", "train_state", "junk"])
+def test_only_listed_checkpoints_can_be_chosen(checkpoint_client, checkpoint_folder, where):
+    spec = {
+        "outside": str(checkpoint_folder.parent / "outside.pt"),
+        "dotdot": "../outside.pt",
+        "absolute": str(checkpoint_folder / "a" / "best.pt"),
+        "train_state": "a/train_state.pt",
+        "junk": "junk.pt",
+    }[where]
+    response = checkpoint_client.post("/api/games", json={"opponent": spec})
+    assert response.status_code == 400
+    error = response.json["error"]
+    assert "not found" in error and "choose one of the checkpoints" in error
+    assert str(checkpoint_folder) not in error or where in ("outside", "absolute")  # only the request's own text
+
+
+def test_a_checkpoint_of_another_variant_is_explained_for_the_page(checkpoint_client):
+    response = checkpoint_client.post("/api/games", json={"opponent": "b/best.pt", "variant": "american"})
+    assert response.status_code == 400
+    assert response.json["error"] == (
+        "checkpoint b/best.pt was trained on russian draughts, not american: "
+        "choose russian as the variant, or another checkpoint"
+    )
+
+
 def test_house_rule_allows_declining_a_capture(client):
     game = new_game(client, fen=CAPTURE_OR_STEP, rules={"forced_capture": False})
     assert game["rules"] == {"forced_capture": False}

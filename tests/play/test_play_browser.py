@@ -17,7 +17,7 @@ from checkers_env.core import Board
 from checkers_env.core.pdn import read_pdn
 from checkers_env.core.variants import VARIANTS
 
-from .conftest import ARTIFACTS, needs_browser
+from .conftest import ARTIFACTS, needs_browser, serve
 
 pytestmark = needs_browser
 
@@ -202,3 +202,26 @@ def test_undo_and_flip(page, live_server):
     page.wait_for_function("() => !state.busy && state.game.moves.length === 0")
     assert page.locator("#moves li").count() == 0
     assert game_state(page)["fen"] == Board("american").fen()
+
+
+def test_checkpoints_are_chosen_from_the_servers_list(page, tmp_path):
+    pytest.importorskip("torch")
+    from agents.checkpoint import save_agent
+    from agents.networks import NetConfig, PolicyValueNet
+    from play.server import create_app
+
+    (tmp_path / "run1").mkdir()
+    rules = VARIANTS["russian"]
+    save_agent(
+        tmp_path / "run1" / "best.pt", "ppo", rules, PolicyValueNet(8, NetConfig(channels=8, blocks=1, value_hidden=8))
+    )
+    with serve(create_app(move_time=1.0, checkpoints=tmp_path)) as base:
+        page.goto(base)
+        page.wait_for_function("() => state.game && !state.busy && state.checkpoints.length === 1")
+        page.select_option("#opponent-kind", "checkpoint")
+        options = page.locator("#checkpoint option").all_inner_texts()
+        assert options == ["run1/best.pt (Russian draughts, ppo)"]
+        assert page.input_value("#variant") == "russian"  # the checkpoint's variant is chosen with it
+        page.click("#new-game")
+        page.wait_for_function("() => state.game && state.game.opponent === 'run1/best.pt' && !state.busy")
+        assert game_state(page)["variant"] == "russian"
