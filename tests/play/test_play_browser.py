@@ -225,3 +225,14 @@ def test_checkpoints_are_chosen_from_the_servers_list(page, tmp_path):
         page.click("#new-game")
         page.wait_for_function("() => state.game && state.game.opponent === 'run1/best.pt' && !state.busy")
         assert game_state(page)["variant"] == "russian"
+
+
+@pytest.mark.parametrize(
+    ("kind", "depth", "checkpoint"), [("minimax", True, False), ("random", False, False), ("checkpoint", False, True)]
+)
+def test_only_the_chosen_opponents_settings_are_shown(page, live_server, kind, depth, checkpoint):
+    page.goto(live_server)
+    page.wait_for_function("() => state.game && !state.busy")
+    page.select_option("#opponent-kind", kind)
+    assert page.locator("#depth-label").is_visible() is depth
+    assert page.locator("#checkpoint-label").is_visible() is checkpoint
