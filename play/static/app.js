@@ -50,8 +50,11 @@ async function api(method, url, body) {
   return data;
 }
 
-function say(text) {
-  $("message").textContent = text || "";
+// A line under the board: kind "error" (a refusal, in the error colour) or "hint" (what to do next, neutral).
+function say(text, kind = "error") {
+  const message = $("message");
+  message.textContent = text || "";
+  message.className = text ? kind : "";
 }
 
 function capitalize(word) {
@@ -222,7 +225,7 @@ function target(index) {
     if (done.length) {
       submit(done[0]);
     } else {
-      say("Keep capturing: click the next landing square.");
+      say("Keep capturing: click the next landing square.", "hint");
       render();
     }
     return;
@@ -233,7 +236,7 @@ function target(index) {
     return;
   }
   if (ending.length > 1) {
-    say(`Several captures end on ${squareName(index)}: click the landing squares of the one you want, one by one.`);
+    say(`Several captures end on ${squareName(index)}: click the landing squares of the one you want, one by one.`, "hint");
     render();
     return;
   }

@@ -236,3 +236,34 @@ def test_only_the_chosen_opponents_settings_are_shown(page, live_server, kind, d
     page.select_option("#opponent-kind", kind)
     assert page.locator("#depth-label").is_visible() is depth
     assert page.locator("#checkpoint-label").is_visible() is checkpoint
+
+
+def boxes(page) -> dict:
+    return {sel: page.locator(sel).bounding_box() for sel in ("#board", ".panel", "#moves")}
+
+
+def test_a_long_message_does_not_move_the_layout(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W6,7,14,15:B2"))
+    before = boxes(page)
+    square(page, 1).click()
+    square(page, 17).click()  # two routes end on 18: a long hint
+    assert page.inner_text("#message").startswith("Several captures end on 18")
+    assert boxes(page) == before
+    page.evaluate("() => say('The server answered: ' + 'a long reason, '.repeat(12))")
+    assert boxes(page) == before
+
+
+def test_hints_and_errors_have_different_colours(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:W6,15:B1,4"))
+
+    def colour():
+        return page.evaluate("() => getComputedStyle(document.getElementById('message')).color")
+
+    square(page, 3).click()  # the man on 4 cannot move while 1 must capture: a refusal
+    assert page.inner_text("#message").startswith("Capture is compulsory")
+    error = colour()
+    square(page, 0).click()
+    square(page, 9).click()
+    assert page.inner_text("#message") == "Keep capturing: click the next landing square."
+    hint = colour()
+    assert hint != error and "hint" in page.get_attribute("#message", "class")
