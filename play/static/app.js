@@ -365,6 +365,36 @@ function onPointerUp(event) {
 
 // ------------------------------------------------------------------ drawing
 
+// The squares strictly between two squares on one diagonal (board cells, not screen cells: flipping changes nothing).
+function between(from, to) {
+  const squares = state.game.squares;
+  const a = squares[from];
+  const b = squares[to];
+  const dr = Math.sign(b.row - a.row);
+  const dc = Math.sign(b.col - a.col);
+  const byCell = new Map(squares.map((sq) => [`${sq.row},${sq.col}`, sq.index]));
+  const found = [];
+  for (let r = a.row + dr, c = a.col + dc; r !== b.row && c !== b.col; r += dr, c += dc) {
+    const index = byCell.get(`${r},${c}`);
+    if (index !== undefined) found.push(index);
+  }
+  return found;
+}
+
+// The opponent's pieces taken by the legs chosen so far of a multi-capture.
+function jumpedSoFar() {
+  const jumped = new Set();
+  let at = state.selected;
+  for (const land of state.legs) {
+    for (const index of between(at, land)) {
+      const piece = pieceAt(index);
+      if (piece && piece.color !== state.game.user_color) jumped.add(index);
+    }
+    at = land;
+  }
+  return jumped;
+}
+
 function cellOf(index) {
   const n = state.game.board_size;
   const sq = state.game.squares[index];
@@ -389,6 +419,14 @@ function render(statusOverride) {
     byCell.set(r * n + c, sq.index);
   }
   const pieces = new Map(game.pieces.map((p) => [p.index, p]));
+  // Mid-capture the picked piece stands where its last leg landed, and the pieces it jumped are marked.
+  const jumped = state.legs.length ? jumpedSoFar() : new Set();
+  let pickedAt = state.selected;
+  if (state.selected !== null && state.legs.length) {
+    pickedAt = state.legs[state.legs.length - 1];
+    pieces.set(pickedAt, { ...pieces.get(state.selected), index: pickedAt });
+    pieces.delete(state.selected);
+  }
   const cands = candidates();
   const targets = new Set(distinct(cands).map((m) => m.path[m.path.length - 1]));
   const legs = new Set(cands.filter((m) => m.path.length > state.legs.length + 1).map((m) => m.path[state.legs.length]));
@@ -426,8 +464,10 @@ function render(statusOverride) {
           if (piece.king) el.classList.add("king");
           if (playable && piece.color === game.user_color) el.classList.add("mine");
           if (mustCapture.has(index)) el.classList.add("must-capture");
-          if (state.selected === index) el.classList.add("selected");
+          if (pickedAt === index) el.classList.add("selected");
+          if (jumped.has(index)) el.classList.add("jumped");
           el.title = `${capitalize(piece.color)} ${piece.king ? "king" : "man"} on ${game.squares[index].name}`;
+          if (jumped.has(index)) el.title += " (jumped: taken when the capture is complete)";
           cell.appendChild(el);
         }
       }

@@ -139,6 +139,11 @@ def test_multi_capture_leg_by_leg(page, live_server):
     assert "target" in square(page, 18).get_attribute("class")  # where the capture ends
     square(page, 9).click()
     assert page.inner_text("#message") == "Keep capturing: click the next landing square."
+    # The man has moved along to 10, and the man it jumped (on 6) is marked; the one on 15 is not taken yet.
+    assert square(page, 0).locator(".piece").count() == 0
+    assert "selected" in square(page, 9).locator(".piece.black").get_attribute("class")
+    assert "jumped" in square(page, 5).locator(".piece").get_attribute("class")
+    assert "jumped" not in square(page, 14).locator(".piece").get_attribute("class")
     page.screenshot(path=str(ARTIFACTS / "multi_capture_half_way.png"))
     square(page, 18).click()
     wait_for_plies(page, 1)
