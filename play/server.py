@@ -126,6 +126,11 @@ def _color_name(color: Color) -> str:
     return COLOR_NAMES[Color(color)]
 
 
+def _first_player(rules) -> Color:
+    """The side that moves first in ``rules``' start position (read from a board, whatever type the rules use)."""
+    return Board(rules).turn
+
+
 def _move_json(board: Board, move: Move) -> dict:
     return {
         "start": move.start,
@@ -324,7 +329,7 @@ class Game:
 
     def movetext(self) -> str:
         """The moves in PDN movetext (``1. 11-15 23-19 2. ...``), without the result."""
-        first_player = Color.WHITE if self.board.rules.first_player == "white" else Color.BLACK
+        first_player = _first_player(self.board.rules)
         number = 1
         tokens = []
         for i, (move, color) in enumerate(zip(self.board.move_stack, self._turns())):
@@ -361,7 +366,7 @@ class Game:
             "board_size": rules.board_size,
             "mirrored": layout.mirrored,
             "notation": rules.notation,
-            "first_player": rules.first_player,
+            "first_player": _color_name(_first_player(rules)),
             "user_color": _color_name(self.user),
             "opponent": self.opponent.spec,
             "turn": _color_name(board.turn),
@@ -489,7 +494,7 @@ def _new_game(
         board = Board(variant, fen=fen or None, **rules)
     except (UnknownVariantError, RulesError, InvalidFenError, InvalidSquareError) as exc:
         raise ApiError(400, _scrub(str(exc), variant, fen)) from None
-    first = Color.WHITE if board.rules.first_player == "white" else Color.BLACK
+    first = _first_player(board.rules)
     color = data.get("color", _color_name(first))
     if color not in ("white", "black"):
         raise ApiError(400, f'"color" must be "white" or "black", got {_quote(color)}')
@@ -601,7 +606,7 @@ def create_app(
                 {
                     "name": name,
                     "board_size": rules.board_size,
-                    "first_player": rules.first_player,
+                    "first_player": _color_name(_first_player(rules)),
                     "notation": rules.notation,
                     "house_rule_allowed": rules.board_size == 8,
                 }

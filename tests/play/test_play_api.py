@@ -52,7 +52,7 @@ def test_new_game_in_every_variant(client, variant):
     board = Board(variant)
     assert game["variant"] == variant
     assert game["fen"] == board.fen()
-    assert game["user_color"] == VARIANTS[variant].first_player
+    assert game["user_color"] == game["first_player"] == {0: "white", 1: "black"}[int(board.turn)]
     assert game["user_to_move"] is True
     assert {m["text"] for m in game["legal_moves"]} == {str(m) for m in board.legal_moves()}
     assert len(game["squares"]) == board.rules.squares
