@@ -131,6 +131,14 @@ def _first_player(rules) -> Color:
     return Board(rules).turn
 
 
+def _pieces_json(board: Board) -> list[dict]:
+    pieces = []
+    for color in (Color.WHITE, Color.BLACK):
+        kings = set(board.pieces(color, kings=True))
+        pieces += [{"index": i, "color": _color_name(color), "king": i in kings} for i in board.pieces(color)]
+    return pieces
+
+
 def _move_json(board: Board, move: Move) -> dict:
     return {
         "start": move.start,
@@ -156,7 +164,12 @@ class Game:
         self.user = Color(user)
         self.opponent = opponent
         self.lock = threading.Lock()
-        self.initial_fen = board.fen()
+        start = board.copy()
+        while start.move_stack:  # a game loaded from PDN comes with its moves played
+            start.pop()
+        self.start = start
+        """The position the game began from (the board before its first move)."""
+        self.initial_fen = start.fen()
         self.started = datetime.date.today()
         self.last_reply: list[Move] = []
 
@@ -299,7 +312,7 @@ class Game:
 
     def _turns(self) -> list[Color]:
         """The side that played each ply of the move stack."""
-        first = Board(self.board.rules, fen=self.initial_fen).turn
+        first = self.start.turn
         return [Color((int(first) + i) % 2) for i in range(len(self.board.move_stack))]
 
     # ------------------------------------------------------------- describing
@@ -351,10 +364,6 @@ class Game:
         user_to_move = outcome is None and board.turn == self.user
         legal = board.legal_moves() if user_to_move else []
         turns = self._turns()
-        pieces = []
-        for color in (Color.WHITE, Color.BLACK):
-            kings = set(board.pieces(color, kings=True))
-            pieces += [{"index": i, "color": _color_name(color), "king": i in kings} for i in board.pieces(color)]
         history = [
             dict(_move_json(board, move), color=_color_name(color), ply=i)
             for i, (move, color) in enumerate(zip(board.move_stack, turns))
@@ -377,7 +386,9 @@ class Game:
                 {"index": i, "name": board.square_name(i), "row": layout.cell(i)[0], "col": layout.cell(i)[1]}
                 for i in range(rules.squares)
             ],
-            "pieces": pieces,
+            "pieces": _pieces_json(board),
+            "initial_pieces": _pieces_json(self.start),
+            "initial_fen": self.initial_fen,
             "legal_moves": [_move_json(board, m) for m in legal],
             "must_capture": list(must_capture_squares(board)) if user_to_move else [],
             "moves": history,

@@ -27,6 +27,7 @@ const state = {
   legs: [], // landing squares chosen so far for the picked piece
   busy: false,
   drag: null,
+  view: null, // plies shown while stepping through the moves (view only); null: the live position
 };
 
 const $ = (id) => document.getElementById(id);
@@ -140,6 +141,7 @@ function setGame(game) {
   state.game = game;
   state.selected = null;
   state.legs = [];
+  state.view = null;
   history.replaceState(null, "", `#${game.id}`);
 }
 
@@ -184,7 +186,7 @@ function mustCaptureText() {
 
 function canPlay() {
   const game = state.game;
-  return game && !state.busy && !game.outcome && game.user_to_move;
+  return game && !state.busy && !game.outcome && game.user_to_move && state.view === null;
 }
 
 function pick(index) {
@@ -315,6 +317,10 @@ function squareIndexAt(x, y) {
 }
 
 function onPointerDown(event) {
+  if (event.button === 0 && state.view !== null && event.target.closest(".square")) {
+    say("This is an earlier position, to look at: go back to the game to play.", "hint");
+    return;
+  }
   if (event.button !== 0 || !canPlay()) return;
   const square = event.target.closest(".square.dark");
   if (!square) return;
@@ -395,6 +401,31 @@ function jumpedSoFar() {
   return jumped;
 }
 
+// The pieces after the first `plies` moves: the start position with those moves played.
+function piecesAfter(plies) {
+  const pieces = new Map(state.game.initial_pieces.map((p) => [p.index, { ...p }]));
+  for (const move of state.game.moves.slice(0, plies)) {
+    const piece = pieces.get(move.start);
+    pieces.delete(move.start);
+    for (const index of move.captures) pieces.delete(index);
+    const end = move.path[move.path.length - 1];
+    pieces.set(end, { ...piece, index: end, king: piece.king || move.promotes });
+  }
+  return [...pieces.values()];
+}
+
+// Show the position after `plies` moves (view only); the live position when that is the last one.
+function showPly(plies) {
+  const game = state.game;
+  if (!game || state.busy) return;
+  const clamped = Math.max(0, Math.min(plies, game.moves.length));
+  state.view = clamped === game.moves.length ? null : clamped;
+  state.selected = null;
+  state.legs = [];
+  say("");
+  render();
+}
+
 function cellOf(index) {
   const n = state.game.board_size;
   const sq = state.game.squares[index];
@@ -418,7 +449,8 @@ function render(statusOverride) {
     const [r, c] = cellOf(sq.index);
     byCell.set(r * n + c, sq.index);
   }
-  const pieces = new Map(game.pieces.map((p) => [p.index, p]));
+  const viewing = state.view !== null;
+  const pieces = new Map((viewing ? piecesAfter(state.view) : game.pieces).map((p) => [p.index, p]));
   // Mid-capture the picked piece stands where its last leg landed, and the pieces it jumped are marked.
   const jumped = state.legs.length ? jumpedSoFar() : new Set();
   let pickedAt = state.selected;
@@ -430,9 +462,10 @@ function render(statusOverride) {
   const cands = candidates();
   const targets = new Set(distinct(cands).map((m) => m.path[m.path.length - 1]));
   const legs = new Set(cands.filter((m) => m.path.length > state.legs.length + 1).map((m) => m.path[state.legs.length]));
-  const last = game.moves.length ? game.moves[game.moves.length - 1] : null;
+  const shown = viewing ? state.view : game.moves.length;
+  const last = shown ? game.moves[shown - 1] : null;
   const lastSquares = new Set(last ? [last.start, ...last.path] : []);
-  const mustCapture = new Set(game.must_capture);
+  const mustCapture = new Set(viewing ? [] : game.must_capture);
   const playable = canPlay();
 
   board.replaceChildren();
@@ -494,7 +527,10 @@ function render(statusOverride) {
   renderStatus(statusOverride);
   renderMoves();
   const hasUserMove = game.moves.some((m) => m.color === game.user_color);
-  $("undo").disabled = state.busy || !hasUserMove;
+  $("undo").disabled = state.busy || !hasUserMove || viewing;
+  $("viewing").hidden = !viewing;
+  $("prev").disabled = state.busy || shown === 0;
+  $("next").disabled = state.busy || !viewing;
   const download = $("download");
   download.href = `/api/games/${game.id}/pdn`;
   download.classList.toggle("disabled", state.busy);
@@ -512,7 +548,10 @@ function renderStatus(statusOverride) {
   }
   result.hidden = true;
   result.textContent = "";
-  if (statusOverride) {
+  if (state.view !== null) {
+    const move = game.moves[state.view - 1];
+    status.textContent = move ? `Looking at the position after ${move.text}` : "Looking at the start position";
+  } else if (statusOverride) {
     status.textContent = statusOverride;
   } else if (game.user_to_move) {
     const side = capitalize(game.user_color);
@@ -534,21 +573,32 @@ function renderMoves() {
     else rows[rows.length - 1].plies.push(move.text);
     if (!first) number += 1;
   });
+  // Each move is a button to the position after it; the one shown is marked.
+  const shown = state.view === null ? game.moves.length : state.view;
+  let ply = 0;
   list.replaceChildren(
-    ...rows.map((row, r) => {
+    ...rows.map((row) => {
       const li = document.createElement("li");
       li.value = row.number;
       row.plies.forEach((text, p) => {
         if (p) li.append(" ");
         const span = document.createElement("span");
         span.textContent = text;
-        if (r === rows.length - 1 && p === row.plies.length - 1) span.className = "current";
+        if (text !== "…") {
+          ply += 1;
+          const after = ply;
+          span.className = "ply";
+          span.dataset.ply = after;
+          span.title = "Show the position after this move";
+          span.addEventListener("click", () => showPly(after));
+          if (after === shown) span.classList.add("current");
+        }
         li.appendChild(span);
       });
       return li;
     }),
   );
-  list.scrollTop = list.scrollHeight;
+  if (state.view === null) list.scrollTop = list.scrollHeight;
 }
 
 // ------------------------------------------------------------------ checkpoints
@@ -616,6 +666,15 @@ async function start() {
   loadCheckpoints(); // not awaited: reading the files may take the server a moment
   $("new-game-form").addEventListener("submit", newGame);
   $("undo").addEventListener("click", undo);
+  $("prev").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) - 1));
+  $("next").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) + 1));
+  $("live").addEventListener("click", () => showPly(Infinity));
+  document.addEventListener("keydown", (event) => {
+    if (!state.game || event.target.closest("input, select, textarea")) return;
+    if (event.key === "ArrowLeft") showPly((state.view ?? state.game.moves.length) - 1);
+    else if (event.key === "ArrowRight") showPly((state.view ?? state.game.moves.length) + 1);
+    else if (event.key === "End") showPly(Infinity);
+  });
   $("flip").addEventListener("click", () => {
     state.flipped = !state.flipped;
     render();

@@ -272,3 +272,43 @@ def test_hints_and_errors_have_different_colours(page, live_server):
     assert page.inner_text("#message") == "Keep capturing: click the next landing square."
     hint = colour()
     assert hint != error and "hint" in page.get_attribute("#message", "class")
+
+
+def piece_squares(page) -> dict:
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll('.square .piece')].map(
+            el => [el.parentElement.dataset.index, el.className.includes('white') ? 'white' : 'black']))"""
+    )
+
+
+def test_moves_in_the_list_step_through_the_game(page, live_server):
+    open_game(page, live_server, api_new_game(live_server))
+    for turn in range(2):
+        move = game_state(page)["legal_moves"][0]
+        square(page, move["start"]).click()
+        square(page, move["path"][-1]).click()
+        wait_for_plies(page, 2 * turn + 2)
+    game = game_state(page)
+    live = piece_squares(page)
+    page.locator("#moves span.ply").first.click()  # the position after the first move
+    board = Board("american")
+    board.push(game["moves"][0]["text"])
+    expected = {str(i): "white" for i in board.pieces(0)} | {str(i): "black" for i in board.pieces(1)}
+    assert piece_squares(page) == expected
+    assert page.locator("#viewing").is_visible()
+    assert page.inner_text("#status") == f"Looking at the position after {game['moves'][0]['text']}"
+    assert "current" in page.locator("#moves span.ply").first.get_attribute("class")
+    # View only: a click on the board plays nothing.
+    move = game["legal_moves"][0]
+    square(page, move["start"]).click()
+    assert page.locator(".piece.selected").count() == 0
+    page.click("#next")
+    page.click("#prev")
+    page.click("#prev")
+    assert piece_squares(page) == {str(p["index"]): p["color"] for p in game["initial_pieces"]}
+    page.click("#live")
+    assert not page.locator("#viewing").is_visible()
+    assert piece_squares(page) == live
+    assert page.inner_text("#status").startswith("Your move (Black)")
+    square(page, move["start"]).click()  # playable again
+    assert page.locator(".piece.selected").count() == 1
