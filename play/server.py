@@ -38,9 +38,9 @@ from werkzeug.exceptions import HTTPException
 
 from agents.minimax import SearchTablePool
 from checkers_env.core import AmbiguousMoveError, Board, Color, IllegalMoveError, Move
-from checkers_env.core.errors import InvalidFenError, InvalidSquareError, RulesError, UnknownVariantError
+from checkers_env.core.errors import CheckersError, InvalidFenError, InvalidSquareError, RulesError, UnknownVariantError
 from checkers_env.core.geometry import geometry
-from checkers_env.core.pdn import game_to_pdn
+from checkers_env.core.pdn import game_to_pdn, read_pdn
 from checkers_env.core.variants import VARIANTS
 from checkers_env.render.layout import board_layout, must_capture_squares
 
@@ -77,6 +77,8 @@ LOCK_WAIT = 30.0
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 """Host names a request may always name in its ``Host`` header (with the server's port)."""
 HOUSE_RULES = ("forced_capture",)
+NEW_GAME_FIELDS = ("variant", "color", "opponent", "rules", "fen", "pdn", "seed")
+"""The fields of a new-game request (all optional)."""
 """Rule fields a new game may override (the no-mandatory-capture house rule, 8x8 only)."""
 
 COLOR_NAMES = {Color.WHITE: "white", Color.BLACK: "black"}
@@ -475,6 +477,29 @@ def _optional_body(known: set[str]) -> dict:
     return data
 
 
+def _board_from_pdn(text: str, variant, rules: dict) -> Board:
+    """The board of the first game of PDN ``text`` with all its moves played (each checked), for a new game.
+
+    The variant is the PDN's (its ``GameType`` tag; American when absent);
+    ``variant``, when given, must be the same. ``rules`` are the house rules.
+    """
+    try:
+        games = read_pdn(text)
+        if not games:
+            raise ApiError(400, "the PDN holds no game")
+        game = games[0]
+        pdn_variant = game.variant
+        if variant is not None and variant != pdn_variant:
+            raise ApiError(
+                400, f"the PDN is a game of {pdn_variant} draughts (its GameType tag), not {_quote(variant)}"
+            )
+        return game.replay(Board(pdn_variant, **rules).rules)
+    except CheckersError as exc:
+        raise ApiError(400, f"cannot load the PDN: {_scrub(str(exc), text)}") from None
+    except ValueError:  # the core's parser lets Python's limit on huge numbers through
+        raise ApiError(400, "cannot load the PDN: it names a square number far off the board") from None
+
+
 def _new_game(
     data: dict,
     move_time: float,
@@ -482,14 +507,13 @@ def _new_game(
     client: str = "",
     checkpoints: Checkpoints | None = None,
 ) -> Game:
-    unknown = set(data) - {"variant", "color", "opponent", "rules", "fen", "seed"}
+    unknown = set(data) - set(NEW_GAME_FIELDS)
     if unknown:
-        raise ApiError(
-            400, f"unknown field(s) {_quote(sorted(unknown))}; known: variant, color, opponent, rules, fen, seed"
-        )
+        raise ApiError(400, f"unknown field(s) {_quote(sorted(unknown))}; known: {', '.join(NEW_GAME_FIELDS)}")
     variant = data.get("variant", "american")
     rules = data.get("rules") or {}
     fen = data.get("fen")
+    pdn = data.get("pdn")
     seed = data.get("seed")
     if not isinstance(variant, str):
         raise ApiError(400, f'"variant" must be a variant name, one of {", ".join(VARIANTS)}')
@@ -499,14 +523,22 @@ def _new_game(
         raise ApiError(400, '"rules" values must be true or false')
     if fen is not None and not isinstance(fen, str):
         raise ApiError(400, '"fen" must be a FEN string such as "W:W21,22:B1,2"')
+    if pdn is not None and not isinstance(pdn, str):
+        raise ApiError(400, '"pdn" must be the text of a PDN game, such as "1. 11-15 23-19 *"')
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ApiError(400, '"seed" must be an integer')
-    try:
-        board = Board(variant, fen=fen or None, **rules)
-    except (UnknownVariantError, RulesError, InvalidFenError, InvalidSquareError) as exc:
-        raise ApiError(400, _scrub(str(exc), variant, fen)) from None
-    first = _first_player(board.rules)
-    color = data.get("color", _color_name(first))
+    if pdn and fen:
+        raise ApiError(400, 'give a position ("fen") or a game ("pdn"), not both')
+    if pdn:
+        board = _board_from_pdn(pdn, data.get("variant"), rules)
+    else:
+        try:
+            board = Board(variant, fen=fen or None, **rules)
+        except (UnknownVariantError, RulesError, InvalidFenError, InvalidSquareError) as exc:
+            raise ApiError(400, _scrub(str(exc), variant, fen)) from None
+    # By default the user takes the first mover's side, or after a PDN game the side to move next.
+    default = board.turn if pdn else _first_player(board.rules)
+    color = data.get("color", _color_name(default))
     if color not in ("white", "black"):
         raise ApiError(400, f'"color" must be "white" or "black", got {_quote(color)}')
     try:

@@ -110,7 +110,8 @@ function opponentSpec() {
   return "random";
 }
 
-async function newGame(event) {
+// Start a game with the form's settings; `setup` adds {fen} (a position) or {pdn} (a game to go on from).
+async function newGame(event, setup = {}) {
   if (event) event.preventDefault();
   if ($("opponent-kind").value === "checkpoint" && !$("checkpoint").value) {
     say("Choose a checkpoint: this server has none to offer, or the list has not arrived yet.");
@@ -122,6 +123,8 @@ async function newGame(event) {
     opponent: opponentSpec(),
   };
   if (!$("forced-capture").checked) body.rules = { forced_capture: false };
+  Object.assign(body, setup);
+  if (setup.pdn) delete body.variant; // a PDN game names its variant (GameType tag)
   state.busy = true;
   $("status").textContent = "Starting a new game…";
   say("");
@@ -129,6 +132,7 @@ async function newGame(event) {
     setGame(await api("POST", "/api/games", body));
     // White is drawn at the bottom; a user playing Black sees the board from their side.
     state.flipped = state.game.user_color === "black";
+    if (setup.fen || setup.pdn) showSettings(state.game);
   } catch (error) {
     say(error.message);
   } finally {
@@ -143,6 +147,18 @@ function setGame(game) {
   state.legs = [];
   state.view = null;
   history.replaceState(null, "", `#${game.id}`);
+}
+
+// The set-up box: a FEN position or a PDN game (typed, pasted or read from a file) to start from.
+function setupText() {
+  const text = $("setup-text").value.trim();
+  if (!text) say("Paste a FEN position or a PDN game first (or choose a PDN file).");
+  return text;
+}
+
+async function readSetupFile() {
+  const file = $("setup-file").files[0];
+  if (file) $("setup-text").value = await file.text();
 }
 
 // ------------------------------------------------------------------ moves
@@ -665,6 +681,15 @@ async function start() {
   $("checkpoint").addEventListener("change", checkpointChosen);
   loadCheckpoints(); // not awaited: reading the files may take the server a moment
   $("new-game-form").addEventListener("submit", newGame);
+  $("setup-file").addEventListener("change", readSetupFile);
+  $("start-fen").addEventListener("click", () => {
+    const fen = setupText();
+    if (fen) newGame(null, { fen });
+  });
+  $("load-pdn").addEventListener("click", () => {
+    const pdn = setupText();
+    if (pdn) newGame(null, { pdn });
+  });
   $("undo").addEventListener("click", undo);
   $("prev").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) - 1));
   $("next").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) + 1));

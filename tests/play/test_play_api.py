@@ -248,6 +248,56 @@ def test_a_checkpoint_of_another_variant_is_explained_for_the_page(checkpoint_cl
     )
 
 
+def test_a_game_is_set_up_from_a_fen(client):
+    game = new_game(client, fen="W:W21,K22:B5,K9", color="white")
+    assert game["fen"] == Board("american", fen="W:W21,K22:B5,K9").fen() == game["initial_fen"]
+    assert [p for p in game["pieces"] if p["king"]] == [
+        {"index": 21, "color": "white", "king": True},
+        {"index": 8, "color": "black", "king": True},
+    ]
+
+
+def test_a_game_is_loaded_from_pdn_and_goes_on(client):
+    pdn = '[Event "club"]\n[GameType "21"]\n\n1. 11-15 23-19 2. 8-11 {a comment} *\n'
+    game = new_game(client, pdn=pdn)  # the user takes the side to move after 8-11: White
+    board = Board("american")
+    for text in ("11-15", "23-19", "8-11"):
+        board.push(text)
+    assert [m["text"] for m in game["moves"]] == ["11-15", "23-19", "8-11"]
+    assert game["user_color"] == "white" and game["user_to_move"]
+    assert game["fen"] == board.fen() and game["initial_fen"] == Board("american").fen()
+    undone = client.post(f"/api/games/{game['id']}/undo").json  # takes back into the loaded moves
+    assert len(undone["moves"]) == 1
+    game = new_game(client, pdn=pdn, color="black")  # Black: the computer plays White's next move at once
+    assert len(game["moves"]) == 4 and game["user_to_move"]
+
+
+def test_a_pdn_game_brings_its_variant_and_start_position(client):
+    pdn = '[GameType "25"]\n[FEN "W:Wc3,e3:Bd6,f6"]\n1. c3-d4 d6-c5 *'
+    game = new_game(client, pdn=pdn, color="white")
+    assert game["variant"] == "russian" and game["initial_fen"] == "W:Wc3,e3:Bd6,f6"
+    assert [m["text"] for m in game["moves"]] == ["c3-d4", "d6-c5"]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"pdn": "1. 11-15 15-19 *"}, "15-19"),  # a Black man moved on White's turn
+        ({"pdn": "1. 11-15 *", "variant": "russian"}, "not 'russian'"),
+        ({"pdn": "1. 11-15 *", "fen": "B:W21:B1"}, "not both"),
+        ({"pdn": '[GameType "99"] 1. 11-15 *'}, "gametype"),
+        ({"pdn": ["1. 11-15"]}, '"pdn"'),
+        ({"pdn": "1. 11-15 2" + "2" * 5000 + "-18 *"}, "cannot load the PDN"),
+        ({"pdn": "1. 11-15 " + "x" * 5000 + " *"}, "…"),
+    ],
+)
+def test_bad_pdn_is_explained(client, body, message):
+    response = client.post("/api/games", json={"opponent": "random", **body})
+    assert response.status_code == 400, response.json
+    assert message.lower() in response.json["error"].lower()
+    assert len(response.json["error"]) < 600
+
+
 def test_house_rule_allows_declining_a_capture(client):
     game = new_game(client, fen=CAPTURE_OR_STEP, rules={"forced_capture": False})
     assert game["rules"] == {"forced_capture": False}

@@ -312,3 +312,42 @@ def test_moves_in_the_list_step_through_the_game(page, live_server):
     assert page.inner_text("#status").startswith("Your move (Black)")
     square(page, move["start"]).click()  # playable again
     assert page.locator(".piece.selected").count() == 1
+
+
+def test_a_position_is_set_up_from_a_fen(page, live_server):
+    page.goto(live_server)
+    page.wait_for_function("() => state.game && !state.busy")
+    first = game_state(page)["id"]
+    page.click("#setup summary")
+    page.fill("#setup-text", "B:W18:B14")
+    page.click("#start-fen")
+    page.wait_for_function("id => state.game.id !== id && !state.busy", arg=first)
+    game = game_state(page)
+    assert game["fen"] == "B:W18:B14" and page.locator(".piece").count() == 2
+
+
+def test_a_game_is_loaded_from_a_pdn_file(page, live_server, tmp_path):
+    pdn = tmp_path / "game.pdn"
+    pdn.write_text('[GameType "25"]\n\n1. c3-d4 f6-g5 2. b2-c3 *\n')
+    page.goto(live_server)
+    page.wait_for_function("() => state.game && !state.busy")
+    first = game_state(page)["id"]
+    page.click("#setup summary")
+    page.set_input_files("#setup-file", str(pdn))
+    page.wait_for_function("() => document.getElementById('setup-text').value.includes('c3-d4')")
+    page.select_option("#color", "black")
+    page.click("#load-pdn")
+    page.wait_for_function("id => state.game.id !== id && !state.busy", arg=first)
+    game = game_state(page)
+    assert game["variant"] == "russian" and page.input_value("#variant") == "russian"  # the PDN's variant
+    assert [m["text"] for m in game["moves"]] == ["c3-d4", "f6-g5", "b2-c3"]
+    assert page.locator("#moves span.ply").count() == 3 and game["user_to_move"]
+
+
+def test_a_bad_pdn_is_explained_on_the_page(page, live_server):
+    page.goto(live_server)
+    page.wait_for_function("() => state.game && !state.busy")
+    page.click("#setup summary")
+    page.fill("#setup-text", "1. 11-15 15-19 *")
+    page.click("#load-pdn")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('cannot load the PDN')")
