@@ -36,7 +36,8 @@ from pathlib import Path
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from agents.minimax import SearchTablePool
+from agents._search import MATE, MATE_BOUND
+from agents.minimax import MinimaxAgent, SearchTablePool
 from checkers_env.core import AmbiguousMoveError, Board, Color, IllegalMoveError, Move
 from checkers_env.core.errors import CheckersError, InvalidFenError, InvalidSquareError, RulesError, UnknownVariantError
 from checkers_env.core.geometry import geometry
@@ -72,6 +73,11 @@ CLIP = 80
 """Characters of a request's own text quoted back in an error message; longer text is cut with an ellipsis."""
 MAX_ERROR = 1000
 """Characters of an error message at most (a last guard: the parts quoting the request are cut to CLIP)."""
+DRAW_DEPTH = 4
+"""Plies of the minimax search that judges a draw offer."""
+DRAW_MARGIN = 25
+"""The computer accepts a draw when that search rates the position at most this much for itself (a man = 100):
+the game is about even, or the computer is behind. Ahead by more, it plays on."""
 LOCK_WAIT = 30.0
 """Seconds a request waits for a game that another request is using."""
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
@@ -141,6 +147,15 @@ def _pieces_json(board: Board) -> list[dict]:
     return pieces
 
 
+def _score_text(score: int) -> str:
+    """A search score (a man = 100) as the page shows it: ``+0.35``, ``-1.00``, ``win in 5``, ``loss in 4``."""
+    if score > MATE_BOUND:
+        return f"win in {MATE - score}"
+    if score < -MATE_BOUND:
+        return f"loss in {MATE + score}"
+    return f"{score / 100:+.2f}"
+
+
 def _move_json(board: Board, move: Move) -> dict:
     return {
         "start": move.start,
@@ -174,8 +189,51 @@ class Game:
         self.initial_fen = start.fen()
         self.started = datetime.date.today()
         self.last_reply: list[Move] = []
+        self.ended: dict | None = None
+        """How the game ended off the board (resignation, draw by agreement), as :meth:`outcome_json`; or None."""
 
     # -------------------------------------------------------------- playing
+
+    def _refuse_if_over(self) -> None:
+        outcome = self.outcome_json()
+        if outcome is not None:
+            raise ApiError(409, f"the game is over ({outcome['text']}); start a new game")
+
+    def resign(self) -> None:
+        """The user gives up: the computer wins."""
+        self._refuse_if_over()
+        winner = self.user.other
+        self.ended = {
+            "result": "1-0" if winner == Color.WHITE else "0-1",
+            "winner": _color_name(winner),
+            "termination": "resignation",
+            "text": f"{_color_name(winner).capitalize()} wins (the computer wins): you resigned",
+        }
+
+    def offer_draw(self, judge: MinimaxAgent) -> dict:
+        """The user offers a draw; the computer accepts by the rule of :data:`DRAW_MARGIN`.
+
+        ``judge`` searches the position (to :data:`DRAW_DEPTH` plies); its score,
+        turned to the computer's side, is the computer's view of the game.
+        Returns ``{"accepted", "score", "text"}``; an accepted offer ends the game.
+        """
+        self._refuse_if_over()
+        judge.select_move(self.board)
+        score = judge.last_search.score
+        if self.board.turn == self.user:
+            score = -score
+        accepted = score <= DRAW_MARGIN
+        if accepted:
+            self.ended = {
+                "result": "1/2-1/2",
+                "winner": None,
+                "termination": "agreement",
+                "text": "Draw: agreed (the computer accepted your offer)",
+            }
+            text = "The computer accepts the draw."
+        else:
+            text = f"The computer declines the draw: it thinks it is ahead (its evaluation: {_score_text(score)})."
+        return {"accepted": accepted, "score": score, "text": text}
 
     def play_computer(self) -> None:
         """Let the computer move while it is its turn and the game goes on (it moves once: turns alternate)."""
@@ -210,9 +268,7 @@ class Game:
         board = self.board
         if ply is not None:
             self.check_ply(ply)
-        outcome = board.outcome()
-        if outcome is not None:
-            raise ApiError(409, f"the game is over ({self.outcome_json()['text']}); start a new game")
+        self._refuse_if_over()
         if board.turn != self.user:
             raise ApiError(409, "it is not your turn")
         start, squares, text = self._parse_request_move(spec)
@@ -300,7 +356,12 @@ class Game:
         return f"legal moves are {', '.join(str(m) for m in legal)}"
 
     def undo(self) -> None:
-        """Take back the user's last move and the computer's reply to it (and nothing before)."""
+        """Take back the user's last move and the computer's reply to it (and nothing before).
+
+        A game that ended off the board (resigned, drawn by agreement) stays ended.
+        """
+        if self.ended is not None:
+            raise ApiError(409, f"the game is over ({self.ended['text']}); start a new game")
         board = self.board
         stack = board.move_stack
         # The user's moves are the plies played with the user to move; find the last one.
@@ -320,6 +381,9 @@ class Game:
     # ------------------------------------------------------------- describing
 
     def outcome_json(self) -> dict | None:
+        """``{"result", "winner", "termination", "text"}`` of a finished game, or None while it goes on."""
+        if self.ended is not None:
+            return dict(self.ended)
         outcome = self.board.outcome()
         if outcome is None:
             return None
@@ -409,7 +473,7 @@ class Game:
             "White": players[Color.WHITE],
             "Black": players[Color.BLACK],
         }
-        return game_to_pdn(self.board, tags=tags)
+        return game_to_pdn(self.board, tags=tags, result=self.ended["result"] if self.ended else None)
 
 
 class GameStore:
@@ -704,6 +768,31 @@ def create_app(
                 game.check_ply(data["ply"])
             game.undo()
             return jsonify(game.to_json())
+        finally:
+            game.lock.release()
+
+    @app.post("/api/games/<game_id>/resign")
+    def resign(game_id: str):
+        data = _optional_body({"ply"})
+        game = locked(game_id)
+        try:
+            if "ply" in data:
+                game.check_ply(data["ply"])
+            game.resign()
+            return jsonify(game.to_json())
+        finally:
+            game.lock.release()
+
+    @app.post("/api/games/<game_id>/draw")
+    def offer_draw(game_id: str):
+        data = _optional_body({"ply"})
+        game = locked(game_id)
+        try:
+            if "ply" in data:
+                game.check_ply(data["ply"])
+            judge = MinimaxAgent(depth=DRAW_DEPTH, time=move_time, seed=0, tables=tables)
+            offer = game.offer_draw(judge)
+            return jsonify(dict(game.to_json(), draw_offer=offer))
         finally:
             game.lock.release()
 

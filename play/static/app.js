@@ -316,6 +316,55 @@ async function undo() {
   }
 }
 
+// Resign takes two clicks (the first arms the button for a few seconds), so that a slip does not lose the game.
+let resignArmed = null;
+
+async function resign() {
+  if (!state.game || state.busy) return;
+  const button = $("resign");
+  if (!resignArmed) {
+    button.textContent = "Click again to resign";
+    button.classList.add("armed");
+    resignArmed = setTimeout(disarmResign, 4000);
+    return;
+  }
+  disarmResign();
+  state.busy = true;
+  try {
+    setGame(await api("POST", `/api/games/${state.game.id}/resign`, { ply: state.game.ply }));
+    say("");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+function disarmResign() {
+  clearTimeout(resignArmed);
+  resignArmed = null;
+  $("resign").textContent = "Resign";
+  $("resign").classList.remove("armed");
+}
+
+// The computer accepts or declines by the server's documented rule (its evaluation); the answer is shown.
+async function offerDraw() {
+  if (!state.game || state.busy) return;
+  state.busy = true;
+  render("The computer considers your offer…");
+  try {
+    const data = await api("POST", `/api/games/${state.game.id}/draw`, { ply: state.game.ply });
+    setGame(data);
+    say(data.draw_offer.text, "hint");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
 function flashMustCapture() {
   for (const el of document.querySelectorAll(".piece.must-capture")) {
     el.classList.remove("flash");
@@ -544,6 +593,8 @@ function render(statusOverride) {
   renderMoves();
   const hasUserMove = game.moves.some((m) => m.color === game.user_color);
   $("undo").disabled = state.busy || !hasUserMove || viewing;
+  $("resign").disabled = state.busy || Boolean(game.outcome) || viewing;
+  $("offer-draw").disabled = state.busy || Boolean(game.outcome) || viewing || !game.user_to_move;
   $("viewing").hidden = !viewing;
   $("prev").disabled = state.busy || shown === 0;
   $("next").disabled = state.busy || !viewing;
@@ -691,6 +742,8 @@ async function start() {
     if (pdn) newGame(null, { pdn });
   });
   $("undo").addEventListener("click", undo);
+  $("resign").addEventListener("click", resign);
+  $("offer-draw").addEventListener("click", offerDraw);
   $("prev").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) - 1));
   $("next").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) + 1));
   $("live").addEventListener("click", () => showPly(Infinity));

@@ -298,6 +298,49 @@ def test_bad_pdn_is_explained(client, body, message):
     assert len(response.json["error"]) < 600
 
 
+def test_resigning_ends_the_game_for_the_computer(client):
+    game = new_game(client)  # the user plays Black
+    move(client, game, "11-15")
+    resigned = client.post(f"/api/games/{game['id']}/resign", json={"ply": 2}).json
+    assert resigned["outcome"] == {
+        "result": "1-0",
+        "winner": "white",
+        "termination": "resignation",
+        "text": "White wins (the computer wins): you resigned",
+    }
+    assert resigned["legal_moves"] == [] and resigned["user_to_move"] is False
+    for path in ("resign", "draw", "undo"):
+        response = client.post(f"/api/games/{game['id']}/{path}")
+        assert response.status_code == 409 and "game is over" in response.json["error"]
+    assert move(client, game, "8-11").status_code == 409
+    [parsed] = read_pdn(client.get(f"/api/games/{game['id']}/pdn").get_data(as_text=True))
+    assert parsed.result == "1-0" and len(parsed.moves) == 2
+
+
+def test_the_computer_accepts_a_draw_when_it_is_not_ahead(client):
+    game = new_game(client, fen="B:WK18,30:BK1,K3,K14", opponent="minimax:2")  # you: three kings to two pieces
+    response = client.post(f"/api/games/{game['id']}/draw", json={"ply": 0})
+    offer = response.json["draw_offer"]
+    assert offer["accepted"] is True and offer["score"] <= 25
+    assert response.json["outcome"]["result"] == "1/2-1/2" and response.json["outcome"]["termination"] == "agreement"
+    [parsed] = read_pdn(client.get(f"/api/games/{game['id']}/pdn").get_data(as_text=True))
+    assert parsed.result == "1/2-1/2"
+
+
+def test_the_computer_declines_a_draw_when_it_is_ahead(client):
+    game = new_game(client, fen="B:WK18,K22,K30:B1", opponent="minimax:2")  # you: one man to three kings
+    response = client.post(f"/api/games/{game['id']}/draw")
+    offer = response.json["draw_offer"]
+    assert offer["accepted"] is False and offer["score"] > 25
+    assert offer["text"].startswith("The computer declines the draw: it thinks it is ahead (")
+    assert response.json["outcome"] is None and response.json["user_to_move"] is True
+
+
+def test_an_even_start_is_a_draw_the_computer_takes(client):
+    game = new_game(client)
+    assert client.post(f"/api/games/{game['id']}/draw").json["draw_offer"]["accepted"] is True
+
+
 def test_house_rule_allows_declining_a_capture(client):
     game = new_game(client, fen=CAPTURE_OR_STEP, rules={"forced_capture": False})
     assert game["rules"] == {"forced_capture": False}

@@ -351,3 +351,26 @@ def test_a_bad_pdn_is_explained_on_the_page(page, live_server):
     page.fill("#setup-text", "1. 11-15 15-19 *")
     page.click("#load-pdn")
     page.wait_for_function("() => document.getElementById('message').textContent.includes('cannot load the PDN')")
+
+
+def test_resign_takes_two_clicks_and_ends_the_game(page, live_server):
+    open_game(page, live_server, api_new_game(live_server))
+    page.click("#resign")
+    assert page.inner_text("#resign") == "Click again to resign" and game_state(page)["outcome"] is None
+    page.click("#resign")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result") == "1-0: White wins (the computer wins): you resigned"
+    assert page.locator("#resign").is_disabled() and page.locator("#offer-draw").is_disabled()
+
+
+def test_a_draw_offer_is_answered(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:WK18,K22,K30:B1", opponent="minimax:2"))
+    page.click("#offer-draw")
+    page.wait_for_function("() => !state.busy && document.getElementById('message').textContent !== ''")
+    assert page.inner_text("#message").startswith("The computer declines the draw")
+    assert "hint" in page.get_attribute("#message", "class") and game_state(page)["outcome"] is None
+    page.goto("about:blank")  # a new hash alone would not reload the page
+    open_game(page, live_server, api_new_game(live_server, fen="B:WK18,30:BK1,K3,K14", opponent="minimax:2"))
+    page.click("#offer-draw")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result") == "1/2-1/2: Draw: agreed (the computer accepted your offer)"
