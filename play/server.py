@@ -29,10 +29,12 @@ import json
 import os
 import re
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from pathlib import Path
 
+import numpy as np
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
@@ -189,6 +191,8 @@ class Game:
         self.initial_fen = start.fen()
         self.started = datetime.date.today()
         self.last_reply: list[Move] = []
+        self.engine: dict[int, dict] = {}
+        """What the computer's search reported for each of its moves, by ply (see :meth:`_engine_info`)."""
         self.ended: dict | None = None
         """How the game ended off the board (resignation, draw by agreement), as :meth:`outcome_json`; or None."""
 
@@ -236,11 +240,29 @@ class Game:
         return {"accepted": accepted, "score": score, "text": text}
 
     def play_computer(self) -> None:
-        """Let the computer move while it is its turn and the game goes on (it moves once: turns alternate)."""
+        """Let the computer move while it is its turn and the game goes on (it moves once: turns alternate).
+
+        What its search reported is kept for the move (see :meth:`_engine_info`).
+        """
         self.last_reply = []
         if self.board.turn != self.user and self.board.outcome() is None:
+            start = time.perf_counter()
             move = self.opponent.select_move(self.board)
+            self.engine[len(self.board.move_stack)] = self._engine_info(time.perf_counter() - start)
             self.last_reply.append(self.board.push(move))
+
+    def _engine_info(self, seconds: float) -> dict:
+        """``{"seconds"}`` the computer took, plus ``depth``, ``nodes``, ``score`` (a man = 100, for the
+        computer) and ``score_text`` when its agent reports them (``last_search``, as minimax does)."""
+        info: dict = {"seconds": round(seconds, 3)}
+        search = getattr(self.opponent.agent, "last_search", None)
+        for key in ("depth", "nodes", "score"):
+            value = getattr(search, key, None)
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                info[key] = int(value)
+        if "score" in info:
+            info["score_text"] = _score_text(info["score"])
+        return info
 
     def check_ply(self, ply) -> None:
         """Refuse (409) a request made when the game was at another ply than now: it was chosen on a stale board.
@@ -371,6 +393,7 @@ class Game:
             raise ApiError(409, "nothing to undo: you have not moved yet")
         for _ in range(len(stack) - user_plies[-1]):
             board.pop()
+        self.engine = {ply: info for ply, info in self.engine.items() if ply < len(board.move_stack)}
         self.last_reply = []
 
     def _turns(self) -> list[Color]:
@@ -431,7 +454,7 @@ class Game:
         legal = board.legal_moves() if user_to_move else []
         turns = self._turns()
         history = [
-            dict(_move_json(board, move), color=_color_name(color), ply=i)
+            dict(_move_json(board, move), color=_color_name(color), ply=i, engine=self.engine.get(i))
             for i, (move, color) in enumerate(zip(board.move_stack, turns))
         ]
         return {

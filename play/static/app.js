@@ -591,6 +591,7 @@ function render(statusOverride) {
 
   renderStatus(statusOverride);
   renderMoves();
+  renderEngine();
   const hasUserMove = game.moves.some((m) => m.color === game.user_color);
   $("undo").disabled = state.busy || !hasUserMove || viewing;
   $("resign").disabled = state.busy || Boolean(game.outcome) || viewing;
@@ -628,6 +629,24 @@ function renderStatus(statusOverride) {
   }
 }
 
+// What the computer's search reported for one of its moves: depth, score (for the computer) and time.
+function engineText(engine) {
+  const parts = [];
+  if (engine.depth !== undefined) parts.push(`depth ${engine.depth}`);
+  if (engine.score_text !== undefined) parts.push(`score ${engine.score_text} for the computer`);
+  if (engine.nodes !== undefined) parts.push(`${engine.nodes.toLocaleString("en")} nodes`);
+  parts.push(`${engine.seconds.toFixed(2)} s`);
+  return parts.join(", ");
+}
+
+// The engine line: for the move shown while stepping, else for the computer's latest move.
+function renderEngine() {
+  const game = state.game;
+  const upto = state.view === null ? game.moves.length : state.view;
+  const move = game.moves.slice(0, upto).reverse().find((m) => m.engine);
+  $("engine").textContent = move ? `Computer, ${move.text}: ${engineText(move.engine)}` : "";
+}
+
 function renderMoves() {
   const game = state.game;
   const list = $("moves");
@@ -656,7 +675,8 @@ function renderMoves() {
           const after = ply;
           span.className = "ply";
           span.dataset.ply = after;
-          span.title = "Show the position after this move";
+          const engine = game.moves[after - 1].engine;
+          span.title = "Show the position after this move" + (engine ? ` (computer: ${engineText(engine)})` : "");
           span.addEventListener("click", () => showPly(after));
           if (after === shown) span.classList.add("current");
         }

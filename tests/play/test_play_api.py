@@ -341,6 +341,29 @@ def test_an_even_start_is_a_draw_the_computer_takes(client):
     assert client.post(f"/api/games/{game['id']}/draw").json["draw_offer"]["accepted"] is True
 
 
+def test_the_computers_moves_carry_its_search_depth_score_and_time(client):
+    game = new_game(client, opponent="minimax:3", color="white")
+    [reply] = game["moves"]
+    engine = reply["engine"]
+    assert engine["depth"] == 3 and engine["nodes"] > 0 and 0 <= engine["seconds"] < 5
+    assert isinstance(engine["score"], int) and engine["score_text"] == f"{engine['score'] / 100:+.2f}"
+    played = move(client, game, game["legal_moves"][0]["text"]).json
+    assert played["moves"][1]["engine"] is None  # the user's move
+    assert played["moves"][2]["engine"]["depth"] >= 1  # a single legal reply is not searched deeper
+    undone = client.post(f"/api/games/{game['id']}/undo").json
+    assert undone["moves"][0]["engine"] == engine
+
+
+def test_a_win_found_by_the_search_is_shown_as_such(client):
+    game = new_game(client, fen="W:WK18,K22,K30:B1", opponent="minimax:6", color="black")
+    assert game["moves"][0]["engine"]["score_text"].startswith("win in ")
+
+
+def test_agents_without_a_search_report_only_their_time(client):
+    game = new_game(client, opponent="random", color="white")
+    assert set(game["moves"][0]["engine"]) == {"seconds"}
+
+
 def test_house_rule_allows_declining_a_capture(client):
     game = new_game(client, fen=CAPTURE_OR_STEP, rules={"forced_capture": False})
     assert game["rules"] == {"forced_capture": False}

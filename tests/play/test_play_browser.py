@@ -9,6 +9,7 @@ winning capture ``B:W18:B14``. Screenshots land in test-artifacts/play/.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -374,3 +375,22 @@ def test_a_draw_offer_is_answered(page, live_server):
     page.click("#offer-draw")
     page.wait_for_selector("#result:not([hidden])")
     assert page.inner_text("#result") == "1/2-1/2: Draw: agreed (the computer accepted your offer)"
+
+
+def test_the_engines_depth_score_and_time_are_shown(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, opponent="minimax:3", color="white"))
+    game = game_state(page)
+    reply = game["moves"][0]
+    text = page.inner_text("#engine")
+    assert text.startswith(
+        f"Computer, {reply['text']}: depth 3, score {reply['engine']['score_text']} for the computer"
+    )
+    assert re.search(r", \d+\.\d\d s$", text)
+    move = game["legal_moves"][0]
+    square(page, move["start"]).click()
+    square(page, move["path"][-1]).click()
+    wait_for_plies(page, 3)
+    latest = game_state(page)["moves"][2]
+    assert page.inner_text("#engine").startswith(f"Computer, {latest['text']}: depth")
+    page.locator("#moves span.ply").first.click()  # stepping back shows that move's search
+    assert page.inner_text("#engine").startswith(f"Computer, {reply['text']}: depth 3")
