@@ -394,3 +394,15 @@ def test_the_engines_depth_score_and_time_are_shown(page, live_server):
     assert page.inner_text("#engine").startswith(f"Computer, {latest['text']}: depth")
     page.locator("#moves span.ply").first.click()  # stepping back shows that move's search
     assert page.inner_text("#engine").startswith(f"Computer, {reply['text']}: depth 3")
+
+
+def test_kings_are_crowned_men_not_chess_queens(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, fen="B:WK18:BK14,1"))
+    kings = page.locator(".piece.king")
+    assert kings.count() == 2 and page.locator(".piece:not(.king)").count() == 1
+    for i in range(2):
+        after = kings.nth(i).evaluate(
+            "el => { const s = getComputedStyle(el, '::after'); return [s.content, s.clipPath, s.width]; }"
+        )
+        assert "♛" not in after[0] and "♕" not in after[0] and after[1].startswith("polygon(")
+    assert "♛" not in page.evaluate("() => document.body.innerText")
