@@ -573,18 +573,22 @@ function render(statusOverride) {
     }
   }
 
-  // Coordinates of the real board: files from White's left, ranks from White's side.
+  // Algebraic variants: coordinates of the real board, files from White's left, ranks from White's side.
+  // Numeric variants are read by the numbers on the dark squares alone (1 top left from White's view, as
+  // on an international board), so the edges stay blank rather than offer letters nobody reads them by.
+  const algebraic = game.notation !== "numeric";
+  board.classList.toggle("numeric", !algebraic);
   $("files").replaceChildren(
     ...Array.from({ length: n }, (_, c) => {
       const span = document.createElement("span");
-      span.textContent = FILES[state.flipped ? n - 1 - c : c];
+      span.textContent = algebraic ? FILES[state.flipped ? n - 1 - c : c] : "";
       return span;
     }),
   );
   $("ranks").replaceChildren(
     ...Array.from({ length: n }, (_, r) => {
       const span = document.createElement("span");
-      span.textContent = String(state.flipped ? r + 1 : n - r);
+      span.textContent = algebraic ? String(state.flipped ? r + 1 : n - r) : "";
       return span;
     }),
   );

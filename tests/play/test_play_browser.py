@@ -406,3 +406,25 @@ def test_kings_are_crowned_men_not_chess_queens(page, live_server):
         )
         assert "♛" not in after[0] and "♕" not in after[0] and after[1].startswith("polygon(")
     assert "♛" not in page.evaluate("() => document.body.innerText")
+
+
+def test_the_10x10_board_is_numbered_as_international_players_read_it(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, variant="international", color="white"))
+    dark = page.locator(".square.dark")
+    assert dark.count() == 50
+    numbers = dark.evaluate_all("els => els.map(el => el.querySelector('.number').textContent)")
+    assert numbers == [str(i) for i in range(1, 51)]  # row by row from the top left, seen from White
+    first = page.locator(".square").nth(1)  # the top row starts with a light square, then square 1
+    assert first.get_attribute("data-name") == "1" and "dark" not in page.locator(".square").first.get_attribute(
+        "class"
+    )
+    assert page.inner_text("#files").strip() == "" and page.inner_text("#ranks").strip() == ""  # no a-j, 1-10
+    size = page.locator('.square[data-index="0"] .number').evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
+    assert size >= 11
+    page.click("#flip")  # from Black's side square 1 is at the bottom right
+    assert page.locator(".square").nth(98).get_attribute("data-name") == "1"
+
+
+def test_algebraic_boards_keep_their_coordinates(page, live_server):
+    open_game(page, live_server, api_new_game(live_server, variant="russian"))
+    assert page.inner_text("#files").split() == list("abcdefgh")
