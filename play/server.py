@@ -4,22 +4,52 @@ Every game has its own id (a UUID) and its own lock; the table of games has
 another. A request names the game it acts on, so two browser tabs, or two
 people, never touch each other's game. The computer's reply is computed in the
 request that plays the user's move, under the game's lock, with the search
-bounded by depth and think time.
+bounded by depth and think time (``--move-time``, applied to every agent with a
+``time`` attribute).
 
 API (JSON in, JSON out; errors are ``{"error": message}`` with a 4xx status):
 
 ==========================================  ====================================================
 ``GET  /api/variants``                       variants, house rules and opponents the page offers
-``POST /api/games``                          new game: ``{"variant", "color", "opponent", "rules", "fen", "seed"}``
-``GET  /api/games/<id>``                     the game (see :meth:`Game.to_json`)
-``POST /api/games/<id>/move``                ``{"move": "11-15"}`` or ``{"move": {"start": 10, "path": [14]}}``
+``GET  /api/checkpoints``                    ``{"checkpoints": [{"name", "variant", "algo"}], "problem"}``:
+                                             the trained checkpoints in the server's folder
+``POST /api/games``                          new game: ``{"variant", "color", "opponent", "rules", "fen",
+                                             "pdn", "seed"}`` (all optional; ``pdn``: a game to go on from)
+``GET  /api/games/<id>``                     the game (see :meth:`Game.to_json`; ``ply`` counts its moves)
+``POST /api/games/<id>/move``                ``{"move": "11-15", "ply": 0}`` or ``{"move": {"start": 10,
+                                             "path": [14]}, "ply": 0}``; ``ply``: the game's ``ply`` the
+                                             move was chosen at
 ``POST /api/games/<id>/undo``                takes back the user's last move and the computer's reply
+                                             (body optional: ``{"ply"}``)
+``POST /api/games/<id>/resign``              the user resigns (body optional: ``{"ply"}``)
+``POST /api/games/<id>/draw``                the user offers a draw; the answer is ``draw_offer``:
+                                             ``{"accepted", "score", "text"}`` (body optional: ``{"ply"}``)
 ``GET  /api/games/<id>/pdn``                 the game as a PDN file (a download)
 ==========================================  ====================================================
 
-Statuses: 400 malformed request, 404 unknown game, 409 the game is over or
-nothing to undo, 422 an illegal or ambiguous move (with the reason, e.g. that
-capture is compulsory), 503 the game is busy with another request.
+An opponent is ``random``, ``minimax:DEPTH[:SECONDS]`` or the name of a
+checkpoint from ``GET /api/checkpoints`` (its path inside the server's
+``--checkpoints`` folder): no other file can be named. Each of the computer's
+moves in the game's ``moves`` carries ``engine``: its time and, for minimax,
+search depth, nodes and score (for the computer; a man is 100). The computer
+accepts a draw when a :data:`DRAW_DEPTH`-ply minimax search rates the position
+at most :data:`DRAW_MARGIN` (a quarter of a man) for itself: even, or it is
+behind.
+
+Statuses: 400 malformed request (also: JSON nested too deeply, a ``Host``
+header naming another host than the server's), 404 unknown game, 409 the game
+is over, nothing to undo, or the request was made at another ply than the
+game's (a stale move), 413 a body over 64 KB, 422 an illegal or ambiguous move
+(with the reason, e.g. that capture is compulsory), 503 the game is busy with
+another request. Error messages quote at most 80 characters of the request.
+
+Limits: games live in memory, at most :data:`MAX_GAMES_PER_CLIENT` per client
+(remote address; a client beyond it loses its own least recently used game,
+never another client's) and :data:`MAX_GAMES` in all. An idle game costs a few
+KB: the minimax search tables are shared by all games (:data:`SEARCH_TABLES`).
+There is no rate limit: creating a game is cheap, and the per-client bound
+keeps one client from evicting the others. Behind a proxy all clients share
+its address, and so one quota.
 """
 
 from __future__ import annotations
