@@ -167,7 +167,9 @@ def read_checkpoint(path: str | os.PathLike) -> dict:
             "training-state files (train_state.pt) are not agents: use best.pt or a checkpoint under agents/"
         )
     if data.get("version") not in (1, VERSION):
-        raise CheckpointError(f"checkpoint {path!r} has version {data.get('version')!r}, this code reads 1 and {VERSION}")
+        raise CheckpointError(
+            f"checkpoint {path!r} has version {data.get('version')!r}, this code reads 1 and {VERSION}"
+        )
     if data["version"] >= 2 and "digest" not in data:
         raise CheckpointError(f"checkpoint {path!r} lacks the digest of its weights")
     for key in ("algo", "variant", "board_size", "net", "weights"):

@@ -28,13 +28,17 @@ Evaluation terms (from the side to move, a man = 100):
 * the draw clock: scores shrink toward the draw as the no-progress counter
   runs out, and a position at the draw limit is a draw.
 
-These follow the strategy points of seed 004 (hold the centre, keep the back
+These follow the usual strategy advice of checkers books (hold the centre, keep the back
 row, move in pairs, count forced captures, trade when ahead, crown early and
 keep kings active).
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,7 +51,7 @@ from checkers_env.core.geometry import geometry
 from . import alphabeta as ks
 from .base import Agent, AgentSpecError, parse_options, register_agent_kind
 
-__all__ = ["MinimaxAgent", "SearchInfo", "evaluation_weights", "evaluate_board"]
+__all__ = ["MinimaxAgent", "SearchInfo", "SearchTables", "SearchTablePool", "evaluation_weights", "evaluate_board"]
 
 DEFAULT_WEIGHTS = {
     "man": 100,
@@ -175,6 +179,88 @@ def _warm_up(board: Board) -> None:
     _warm = True
 
 
+class SearchTables:
+    """The arrays one search works in: the transposition table (``2**tt_bits`` entries of 24 bytes), the
+    per-ply move buffers (16 MB), the move generator's scratch, the history heuristic and the outputs.
+
+    ``numpy.zeros`` of this size maps zero pages that the system commits only as the search writes
+    them, so a table never searched with costs almost nothing resident. ``owner`` names the agent
+    (and game) whose entries it holds, so that a table handed to another is cleared first.
+    """
+
+    def __init__(self, tt_bits: int = 18):
+        if not 10 <= tt_bits <= 26:
+            raise ValueError(f"tt_bits must be from 10 to 26, got {tt_bits}")
+        self.tt_bits = tt_bits
+        self.tt = np.zeros((1 << tt_bits, ks.TT_FIELDS), dtype=np.int64)
+        self.bufs = ks.new_buffers()
+        self.scratch = mg.new_scratch()
+        self.history = np.zeros((64, 64), dtype=np.int64)
+        self.info = np.zeros(ks.INFO_SIZE, dtype=np.int64)
+        self.ties = np.zeros(mg.MAX_MOVES, dtype=np.int64)
+        self.owner: int | None = None
+
+    def take(self, owner: int) -> None:
+        """Make the tables ``owner``'s: entries another owner wrote (other rules, weights or game) are wiped."""
+        if self.owner != owner:
+            if self.owner is not None:  # fresh tables are zero already: leave their pages untouched
+                self.tt[:] = 0
+                self.history[:] = 0
+            self.owner = owner
+
+
+class SearchTablePool:
+    """Search tables shared by many agents: each search borrows a :class:`SearchTables` and gives it back.
+
+    At most ``size`` tables ever exist, created on demand; a search that finds them all in use
+    waits for one (the search is compiled code that holds the interpreter lock, so more tables
+    than concurrent searches the machine can run would buy memory, not speed). A table goes back
+    preferably to the agent that used it last, which then keeps its transposition entries from
+    move to move; one handed to another agent is cleared first, so an agent never reads entries
+    written under other rules or weights. Thread-safe.
+    """
+
+    def __init__(self, size: int = 2, tt_bits: int = 18):
+        if not (isinstance(size, int) and size >= 1):
+            raise ValueError(f"size must be a positive integer, got {size!r}")
+        if not 10 <= tt_bits <= 26:
+            raise ValueError(f"tt_bits must be from 10 to 26, got {tt_bits}")
+        self.size = size
+        self.tt_bits = tt_bits
+        self._free: list[SearchTables] = []
+        self._made = 0
+        self._cond = threading.Condition()
+
+    @property
+    def created(self) -> int:
+        """How many tables exist (at most ``size``)."""
+        with self._cond:
+            return self._made
+
+    @contextmanager
+    def borrow(self, owner: int) -> Iterator[SearchTables]:
+        """A table for ``owner``'s search, for the ``with`` block (waits while all ``size`` are in use)."""
+        with self._cond:
+            while not self._free and self._made >= self.size:
+                self._cond.wait()
+            if self._free:
+                mine = [i for i, t in enumerate(self._free) if t.owner == owner]
+                tables = self._free.pop(mine[-1] if mine else -1)
+            else:
+                tables = SearchTables(self.tt_bits)
+                self._made += 1
+        try:
+            tables.take(owner)
+            yield tables
+        finally:
+            with self._cond:
+                self._free.append(tables)
+                self._cond.notify()
+
+
+_OWNERS = itertools.count(1)
+
+
 class MinimaxAgent(Agent):
     """Alpha-beta search with a depth, node and/or time limit (whichever ends first).
 
@@ -185,6 +271,12 @@ class MinimaxAgent(Agent):
     the transposition table size (``2**tt_bits`` entries of 24 bytes);
     ``weights`` overrides :data:`DEFAULT_WEIGHTS`; ``use_tt=False`` turns the
     table off (a plain alpha-beta whose scores equal full minimax, for tests).
+
+    The search tables (about 23 MB at the default size, see :class:`SearchTables`) are allocated
+    at the first search, not at construction. ``tables`` is a :class:`SearchTablePool` to borrow
+    them from instead (it may also be set after construction): many agents, one per game of a
+    server, then share a few tables rather than each holding its own, and ``tt_bits`` is the
+    pool's.
     """
 
     name = "minimax"
@@ -198,6 +290,7 @@ class MinimaxAgent(Agent):
         tt_bits: int = 18,
         weights: dict | None = None,
         use_tt: bool = True,
+        tables: SearchTablePool | None = None,
     ):
         super().__init__(seed)
         if depth is None and nodes is None and time is None:
@@ -216,21 +309,30 @@ class MinimaxAgent(Agent):
         self.weights = dict(weights or {})
         self.use_tt = bool(use_tt)
         evaluation_weights(get_rules("american"), **self.weights)  # validate the names now
-        self._tt = np.zeros((1 << tt_bits, ks.TT_FIELDS), dtype=np.int64)
-        self._bufs = ks.new_buffers()
-        self._scratch = mg.new_scratch()
-        self._history = np.zeros((64, 64), dtype=np.int64)
-        self._info = np.zeros(ks.INFO_SIZE, dtype=np.int64)
-        self._ties = np.zeros(mg.MAX_MOVES, dtype=np.int64)
+        self.tt_bits = int(tt_bits)
+        self.tables = tables
+        """The pool the search tables are borrowed from, or None: the agent's own (made at the first search)."""
+        self._own: SearchTables | None = None
+        self._owner = next(_OWNERS)  # names this agent's game to the tables; a reset takes a new one
         self.last_search: SearchInfo | None = None
         """What the most recent :meth:`select_move` search found."""
 
     def reset(self, seed: int | None = None) -> None:
-        """New game: reseed, clear the transposition table and the history heuristic."""
+        """New game: reseed; the transposition table and the history heuristic are cleared before the next search."""
         super().reset(seed)
-        self._tt[:] = 0
-        self._history[:] = 0
+        self._owner = next(_OWNERS)
         self.last_search = None
+
+    @contextmanager
+    def _tables(self) -> Iterator[SearchTables]:
+        if self.tables is not None:
+            with self.tables.borrow(self._owner) as tables:
+                yield tables
+            return
+        if self._own is None:
+            self._own = SearchTables(self.tt_bits)
+        self._own.take(self._owner)
+        yield self._own
 
     def search(self, board: Board) -> tuple[list[Move], SearchInfo]:
         """Search ``board``; return the root moves sharing the best score and the search summary."""
@@ -239,26 +341,28 @@ class MinimaxAgent(Agent):
         _warm_up(board)
         ev = evaluation_weights(board.rules, **self.weights)
         ev[ks.EV_USE_TT] = int(self.use_tt)
-        start = _time.perf_counter()
-        ks.search(
-            board.state,
-            board.params,
-            ev,
-            _ZOBRIST,
-            self._tt,
-            self._bufs,
-            self._scratch,
-            self._history,
-            self.depth,
-            self.nodes,
-            self.time,
-            self._info,
-            self._ties,
-        )
-        seconds = _time.perf_counter() - start
-        # Old history counts would swamp the next move's: age them.
-        self._history >>= 2
-        info = self._info
+        with self._tables() as tables:
+            start = _time.perf_counter()
+            ks.search(
+                board.state,
+                board.params,
+                ev,
+                _ZOBRIST,
+                tables.tt,
+                tables.bufs,
+                tables.scratch,
+                tables.history,
+                self.depth,
+                self.nodes,
+                self.time,
+                tables.info,
+                tables.ties,
+            )
+            seconds = _time.perf_counter() - start
+            # Old history counts would swamp the next move's: age them.
+            tables.history >>= 2
+            info = tables.info.copy()
+            ties = tables.ties[: int(info[ks.I_NTIES])].copy()
         moves = board.legal_moves()
         if int(info[ks.I_NMOVES]) != len(moves):
             raise RuntimeError(
@@ -267,7 +371,7 @@ class MinimaxAgent(Agent):
         if not moves:
             raise ValueError(f"no legal move to choose in position {board.fen()} (the game is over)")
         n_ties = int(info[ks.I_NTIES])
-        best = [moves[int(i)] for i in self._ties[:n_ties]]
+        best = [moves[int(i)] for i in ties]
         summary = SearchInfo(
             depth=int(info[ks.I_DEPTH]),
             nodes=int(info[ks.I_NODES]),

@@ -1,10 +1,11 @@
 """Play draughts against the computer in a web browser.
 
-``python -m play [--host 127.0.0.1] [--port 8000]`` starts a local web server
-(:mod:`play.server`, Flask) whose page shows the board, lets a person choose the
-variant, their colour and the opponent (any agent spec the project's agents
-understand, such as ``minimax:4`` or ``runs/<run>/best.pt``), and plays: click
-a piece then its destination, or drag it there.
+``python -m play [--host 127.0.0.1] [--port 8000] [--checkpoints runs]`` starts
+a local web server (:mod:`play.server`, Flask) whose page shows the board, lets
+a person choose the variant, their colour and the opponent (minimax at a depth,
+random, or one of the trained checkpoints in the ``--checkpoints`` folder), set
+up a position from a FEN or load a PDN game, and plays: click a piece then its
+destination, or drag it there.
 """
 
 from __future__ import annotations

@@ -20,6 +20,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--move-time", type=float, default=2.0, help="seconds the computer may think over one move (default: 2)"
     )
+    parser.add_argument(
+        "--checkpoints",
+        default="runs",
+        metavar="DIR",
+        help="folder of trained agent checkpoints (*.pt, searched recursively) the page offers as opponents "
+        "(default: runs); no other file can be chosen",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name the page may be opened by (repeatable); localhost, 127.0.0.1, [::1] and --host "
+        "always are. Requests naming any other host are refused, so that a web page cannot reach this server "
+        "through DNS rebinding",
+    )
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be from 0 to 65535, got {args.port}")
@@ -38,7 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     try:
-        server = make_server(args.host, args.port, create_app(move_time=args.move_time), threaded=True)
+        server = make_server(
+            args.host,
+            args.port,
+            create_app(
+                move_time=args.move_time, allowed_hosts=[args.host, *args.allowed_host], checkpoints=args.checkpoints
+            ),
+            threaded=True,
+        )
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1

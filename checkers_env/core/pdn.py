@@ -130,7 +130,9 @@ def variant_of_game_type(value: str | int | None) -> str:
     table = _game_types()
     if number not in table:
         known = ", ".join(f"{n} ({v})" for n, v in sorted(table.items()))
-        raise InvalidPdnError(f"GameType {clip_text(str(value))} is not a supported variant; supported GameTypes: {known}")
+        raise InvalidPdnError(
+            f"GameType {clip_text(str(value))} is not a supported variant; supported GameTypes: {known}"
+        )
     return table[number]
 
 

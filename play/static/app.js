@@ -19,12 +19,15 @@ const VARIANT_TITLES = {
 
 const state = {
   variants: [],
+  checkpoints: [], // [{name, variant, algo}] from GET /api/checkpoints
+  pendingCheckpoint: null, // the checkpoint of a reopened game, chosen in the list once it arrives
   game: null,
   flipped: false,
   selected: null, // index of the picked piece
   legs: [], // landing squares chosen so far for the picked piece
   busy: false,
   drag: null,
+  view: null, // plies shown while stepping through the moves (view only); null: the live position
 };
 
 const $ = (id) => document.getElementById(id);
@@ -48,8 +51,11 @@ async function api(method, url, body) {
   return data;
 }
 
-function say(text) {
-  $("message").textContent = text || "";
+// A line under the board: kind "error" (a refusal, in the error colour) or "hint" (what to do next, neutral).
+function say(text, kind = "error") {
+  const message = $("message");
+  message.textContent = text || "";
+  message.className = text ? kind : "";
 }
 
 function capitalize(word) {
@@ -91,6 +97,7 @@ function showSettings(game) {
     $("opponent-kind").value = "random";
   } else if (game.opponent.toLowerCase().endsWith(".pt")) {
     $("opponent-kind").value = "checkpoint";
+    state.pendingCheckpoint = game.opponent; // chosen once the list has arrived
     $("checkpoint").value = game.opponent;
   }
   updateForm();
@@ -99,18 +106,25 @@ function showSettings(game) {
 function opponentSpec() {
   const kind = $("opponent-kind").value;
   if (kind === "minimax") return `minimax:${$("depth").value}`;
-  if (kind === "checkpoint") return $("checkpoint").value.trim();
+  if (kind === "checkpoint") return $("checkpoint").value;
   return "random";
 }
 
-async function newGame(event) {
+// Start a game with the form's settings; `setup` adds {fen} (a position) or {pdn} (a game to go on from).
+async function newGame(event, setup = {}) {
   if (event) event.preventDefault();
+  if ($("opponent-kind").value === "checkpoint" && !$("checkpoint").value) {
+    say("Choose a checkpoint: this server has none to offer, or the list has not arrived yet.");
+    return;
+  }
   const body = {
     variant: $("variant").value,
     color: $("color").value,
     opponent: opponentSpec(),
   };
   if (!$("forced-capture").checked) body.rules = { forced_capture: false };
+  Object.assign(body, setup);
+  if (setup.pdn) delete body.variant; // a PDN game names its variant (GameType tag)
   state.busy = true;
   $("status").textContent = "Starting a new game…";
   say("");
@@ -118,6 +132,7 @@ async function newGame(event) {
     setGame(await api("POST", "/api/games", body));
     // White is drawn at the bottom; a user playing Black sees the board from their side.
     state.flipped = state.game.user_color === "black";
+    if (setup.fen || setup.pdn) showSettings(state.game);
   } catch (error) {
     say(error.message);
   } finally {
@@ -130,7 +145,20 @@ function setGame(game) {
   state.game = game;
   state.selected = null;
   state.legs = [];
+  state.view = null;
   history.replaceState(null, "", `#${game.id}`);
+}
+
+// The set-up box: a FEN position or a PDN game (typed, pasted or read from a file) to start from.
+function setupText() {
+  const text = $("setup-text").value.trim();
+  if (!text) say("Paste a FEN position or a PDN game first (or choose a PDN file).");
+  return text;
+}
+
+async function readSetupFile() {
+  const file = $("setup-file").files[0];
+  if (file) $("setup-text").value = await file.text();
 }
 
 // ------------------------------------------------------------------ moves
@@ -174,7 +202,7 @@ function mustCaptureText() {
 
 function canPlay() {
   const game = state.game;
-  return game && !state.busy && !game.outcome && game.user_to_move;
+  return game && !state.busy && !game.outcome && game.user_to_move && state.view === null;
 }
 
 function pick(index) {
@@ -215,7 +243,7 @@ function target(index) {
     if (done.length) {
       submit(done[0]);
     } else {
-      say("Keep capturing: click the next landing square.");
+      say("Keep capturing: click the next landing square.", "hint");
       render();
     }
     return;
@@ -226,7 +254,7 @@ function target(index) {
     return;
   }
   if (ending.length > 1) {
-    say(`Several captures end on ${squareName(index)}: click the landing squares of the one you want, one by one.`);
+    say(`Several captures end on ${squareName(index)}: click the landing squares of the one you want, one by one.`, "hint");
     render();
     return;
   }
@@ -245,6 +273,7 @@ function target(index) {
 
 async function submit(move) {
   const game = state.game;
+  const ply = game.ply; // the server refuses the move (409) if the game moved on meanwhile
   state.busy = true;
   state.selected = null;
   state.legs = [];
@@ -259,7 +288,7 @@ async function submit(move) {
   say("");
   render("The computer is thinking…");
   try {
-    setGame(await api("POST", `/api/games/${game.id}/move`, { move: { start: move.start, path: move.path } }));
+    setGame(await api("POST", `/api/games/${game.id}/move`, { move: { start: move.start, path: move.path }, ply }));
   } catch (error) {
     say(error.message);
     try {
@@ -277,8 +306,57 @@ async function undo() {
   if (!state.game || state.busy) return;
   state.busy = true;
   try {
-    setGame(await api("POST", `/api/games/${state.game.id}/undo`));
+    setGame(await api("POST", `/api/games/${state.game.id}/undo`, { ply: state.game.ply }));
     say("");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+// Resign takes two clicks (the first arms the button for a few seconds), so that a slip does not lose the game.
+let resignArmed = null;
+
+async function resign() {
+  if (!state.game || state.busy) return;
+  const button = $("resign");
+  if (!resignArmed) {
+    button.textContent = "Click again to resign";
+    button.classList.add("armed");
+    resignArmed = setTimeout(disarmResign, 4000);
+    return;
+  }
+  disarmResign();
+  state.busy = true;
+  try {
+    setGame(await api("POST", `/api/games/${state.game.id}/resign`, { ply: state.game.ply }));
+    say("");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+function disarmResign() {
+  clearTimeout(resignArmed);
+  resignArmed = null;
+  $("resign").textContent = "Resign";
+  $("resign").classList.remove("armed");
+}
+
+// The computer accepts or declines by the server's documented rule (its evaluation); the answer is shown.
+async function offerDraw() {
+  if (!state.game || state.busy) return;
+  state.busy = true;
+  render("The computer considers your offer…");
+  try {
+    const data = await api("POST", `/api/games/${state.game.id}/draw`, { ply: state.game.ply });
+    setGame(data);
+    say(data.draw_offer.text, "hint");
   } catch (error) {
     say(error.message);
   } finally {
@@ -304,6 +382,10 @@ function squareIndexAt(x, y) {
 }
 
 function onPointerDown(event) {
+  if (event.button === 0 && state.view !== null && event.target.closest(".square")) {
+    say("This is an earlier position, to look at: go back to the game to play.", "hint");
+    return;
+  }
   if (event.button !== 0 || !canPlay()) return;
   const square = event.target.closest(".square.dark");
   if (!square) return;
@@ -354,6 +436,61 @@ function onPointerUp(event) {
 
 // ------------------------------------------------------------------ drawing
 
+// The squares strictly between two squares on one diagonal (board cells, not screen cells: flipping changes nothing).
+function between(from, to) {
+  const squares = state.game.squares;
+  const a = squares[from];
+  const b = squares[to];
+  const dr = Math.sign(b.row - a.row);
+  const dc = Math.sign(b.col - a.col);
+  const byCell = new Map(squares.map((sq) => [`${sq.row},${sq.col}`, sq.index]));
+  const found = [];
+  for (let r = a.row + dr, c = a.col + dc; r !== b.row && c !== b.col; r += dr, c += dc) {
+    const index = byCell.get(`${r},${c}`);
+    if (index !== undefined) found.push(index);
+  }
+  return found;
+}
+
+// The opponent's pieces taken by the legs chosen so far of a multi-capture.
+function jumpedSoFar() {
+  const jumped = new Set();
+  let at = state.selected;
+  for (const land of state.legs) {
+    for (const index of between(at, land)) {
+      const piece = pieceAt(index);
+      if (piece && piece.color !== state.game.user_color) jumped.add(index);
+    }
+    at = land;
+  }
+  return jumped;
+}
+
+// The pieces after the first `plies` moves: the start position with those moves played.
+function piecesAfter(plies) {
+  const pieces = new Map(state.game.initial_pieces.map((p) => [p.index, { ...p }]));
+  for (const move of state.game.moves.slice(0, plies)) {
+    const piece = pieces.get(move.start);
+    pieces.delete(move.start);
+    for (const index of move.captures) pieces.delete(index);
+    const end = move.path[move.path.length - 1];
+    pieces.set(end, { ...piece, index: end, king: piece.king || move.promotes });
+  }
+  return [...pieces.values()];
+}
+
+// Show the position after `plies` moves (view only); the live position when that is the last one.
+function showPly(plies) {
+  const game = state.game;
+  if (!game || state.busy) return;
+  const clamped = Math.max(0, Math.min(plies, game.moves.length));
+  state.view = clamped === game.moves.length ? null : clamped;
+  state.selected = null;
+  state.legs = [];
+  say("");
+  render();
+}
+
 function cellOf(index) {
   const n = state.game.board_size;
   const sq = state.game.squares[index];
@@ -377,13 +514,23 @@ function render(statusOverride) {
     const [r, c] = cellOf(sq.index);
     byCell.set(r * n + c, sq.index);
   }
-  const pieces = new Map(game.pieces.map((p) => [p.index, p]));
+  const viewing = state.view !== null;
+  const pieces = new Map((viewing ? piecesAfter(state.view) : game.pieces).map((p) => [p.index, p]));
+  // Mid-capture the picked piece stands where its last leg landed, and the pieces it jumped are marked.
+  const jumped = state.legs.length ? jumpedSoFar() : new Set();
+  let pickedAt = state.selected;
+  if (state.selected !== null && state.legs.length) {
+    pickedAt = state.legs[state.legs.length - 1];
+    pieces.set(pickedAt, { ...pieces.get(state.selected), index: pickedAt });
+    pieces.delete(state.selected);
+  }
   const cands = candidates();
   const targets = new Set(distinct(cands).map((m) => m.path[m.path.length - 1]));
   const legs = new Set(cands.filter((m) => m.path.length > state.legs.length + 1).map((m) => m.path[state.legs.length]));
-  const last = game.moves.length ? game.moves[game.moves.length - 1] : null;
+  const shown = viewing ? state.view : game.moves.length;
+  const last = shown ? game.moves[shown - 1] : null;
   const lastSquares = new Set(last ? [last.start, ...last.path] : []);
-  const mustCapture = new Set(game.must_capture);
+  const mustCapture = new Set(viewing ? [] : game.must_capture);
   const playable = canPlay();
 
   board.replaceChildren();
@@ -415,8 +562,10 @@ function render(statusOverride) {
           if (piece.king) el.classList.add("king");
           if (playable && piece.color === game.user_color) el.classList.add("mine");
           if (mustCapture.has(index)) el.classList.add("must-capture");
-          if (state.selected === index) el.classList.add("selected");
+          if (pickedAt === index) el.classList.add("selected");
+          if (jumped.has(index)) el.classList.add("jumped");
           el.title = `${capitalize(piece.color)} ${piece.king ? "king" : "man"} on ${game.squares[index].name}`;
+          if (jumped.has(index)) el.title += " (jumped: taken when the capture is complete)";
           cell.appendChild(el);
         }
       }
@@ -424,26 +573,36 @@ function render(statusOverride) {
     }
   }
 
-  // Coordinates of the real board: files from White's left, ranks from White's side.
+  // Algebraic variants: coordinates of the real board, files from White's left, ranks from White's side.
+  // Numeric variants are read by the numbers on the dark squares alone (1 top left from White's view, as
+  // on an international board), so the edges stay blank rather than offer letters nobody reads them by.
+  const algebraic = game.notation !== "numeric";
+  board.classList.toggle("numeric", !algebraic);
   $("files").replaceChildren(
     ...Array.from({ length: n }, (_, c) => {
       const span = document.createElement("span");
-      span.textContent = FILES[state.flipped ? n - 1 - c : c];
+      span.textContent = algebraic ? FILES[state.flipped ? n - 1 - c : c] : "";
       return span;
     }),
   );
   $("ranks").replaceChildren(
     ...Array.from({ length: n }, (_, r) => {
       const span = document.createElement("span");
-      span.textContent = String(state.flipped ? r + 1 : n - r);
+      span.textContent = algebraic ? String(state.flipped ? r + 1 : n - r) : "";
       return span;
     }),
   );
 
   renderStatus(statusOverride);
   renderMoves();
+  renderEngine();
   const hasUserMove = game.moves.some((m) => m.color === game.user_color);
-  $("undo").disabled = state.busy || !hasUserMove;
+  $("undo").disabled = state.busy || !hasUserMove || viewing;
+  $("resign").disabled = state.busy || Boolean(game.outcome) || viewing;
+  $("offer-draw").disabled = state.busy || Boolean(game.outcome) || viewing || !game.user_to_move;
+  $("viewing").hidden = !viewing;
+  $("prev").disabled = state.busy || shown === 0;
+  $("next").disabled = state.busy || !viewing;
   const download = $("download");
   download.href = `/api/games/${game.id}/pdn`;
   download.classList.toggle("disabled", state.busy);
@@ -461,7 +620,10 @@ function renderStatus(statusOverride) {
   }
   result.hidden = true;
   result.textContent = "";
-  if (statusOverride) {
+  if (state.view !== null) {
+    const move = game.moves[state.view - 1];
+    status.textContent = move ? `Looking at the position after ${move.text}` : "Looking at the start position";
+  } else if (statusOverride) {
     status.textContent = statusOverride;
   } else if (game.user_to_move) {
     const side = capitalize(game.user_color);
@@ -469,6 +631,24 @@ function renderStatus(statusOverride) {
   } else {
     status.textContent = "The computer is thinking…";
   }
+}
+
+// What the computer's search reported for one of its moves: depth, score (for the computer) and time.
+function engineText(engine) {
+  const parts = [];
+  if (engine.depth !== undefined) parts.push(`depth ${engine.depth}`);
+  if (engine.score_text !== undefined) parts.push(`score ${engine.score_text} for the computer`);
+  if (engine.nodes !== undefined) parts.push(`${engine.nodes.toLocaleString("en")} nodes`);
+  parts.push(`${engine.seconds.toFixed(2)} s`);
+  return parts.join(", ");
+}
+
+// The engine line: for the move shown while stepping, else for the computer's latest move.
+function renderEngine() {
+  const game = state.game;
+  const upto = state.view === null ? game.moves.length : state.view;
+  const move = game.moves.slice(0, upto).reverse().find((m) => m.engine);
+  $("engine").textContent = move ? `Computer, ${move.text}: ${engineText(move.engine)}` : "";
 }
 
 function renderMoves() {
@@ -483,21 +663,70 @@ function renderMoves() {
     else rows[rows.length - 1].plies.push(move.text);
     if (!first) number += 1;
   });
+  // Each move is a button to the position after it; the one shown is marked.
+  const shown = state.view === null ? game.moves.length : state.view;
+  let ply = 0;
   list.replaceChildren(
-    ...rows.map((row, r) => {
+    ...rows.map((row) => {
       const li = document.createElement("li");
       li.value = row.number;
       row.plies.forEach((text, p) => {
         if (p) li.append(" ");
         const span = document.createElement("span");
         span.textContent = text;
-        if (r === rows.length - 1 && p === row.plies.length - 1) span.className = "current";
+        if (text !== "…") {
+          ply += 1;
+          const after = ply;
+          span.className = "ply";
+          span.dataset.ply = after;
+          const engine = game.moves[after - 1].engine;
+          span.title = "Show the position after this move" + (engine ? ` (computer: ${engineText(engine)})` : "");
+          span.addEventListener("click", () => showPly(after));
+          if (after === shown) span.classList.add("current");
+        }
         li.appendChild(span);
       });
       return li;
     }),
   );
-  list.scrollTop = list.scrollHeight;
+  if (state.view === null) list.scrollTop = list.scrollHeight;
+}
+
+// ------------------------------------------------------------------ checkpoints
+
+// The trained checkpoints the server offers (only those can be chosen); a choice sets its variant.
+async function loadCheckpoints() {
+  const select = $("checkpoint");
+  let data;
+  try {
+    data = await api("GET", "/api/checkpoints");
+  } catch (error) {
+    data = { checkpoints: [], problem: error.message };
+  }
+  state.checkpoints = data.checkpoints;
+  const options = data.checkpoints.map((c) => {
+    const option = document.createElement("option");
+    option.value = c.name;
+    option.textContent = `${c.name} (${VARIANT_TITLES[c.variant] || c.variant}, ${c.algo})`;
+    return option;
+  });
+  if (!options.length) {
+    const option = document.createElement("option");
+    option.value = "";
+    option.textContent = data.problem ? "No checkpoints: " + data.problem : "No checkpoints in the server's folder";
+    options.push(option);
+  }
+  select.replaceChildren(...options);
+  if (state.pendingCheckpoint) select.value = state.pendingCheckpoint;
+}
+
+function checkpointChosen() {
+  const chosen = state.checkpoints.find((c) => c.name === $("checkpoint").value);
+  if (chosen && chosen.variant !== $("variant").value) {
+    $("variant").value = chosen.variant;
+    updateForm();
+    $("color").value = currentVariant().first_player;
+  }
 }
 
 // ------------------------------------------------------------------ start
@@ -520,9 +749,34 @@ async function start() {
     const variant = currentVariant();
     $("color").value = variant.first_player;
   });
-  $("opponent-kind").addEventListener("change", updateForm);
+  $("opponent-kind").addEventListener("change", () => {
+    updateForm();
+    if ($("opponent-kind").value === "checkpoint") checkpointChosen();
+  });
+  $("checkpoint").addEventListener("change", checkpointChosen);
+  loadCheckpoints(); // not awaited: reading the files may take the server a moment
   $("new-game-form").addEventListener("submit", newGame);
+  $("setup-file").addEventListener("change", readSetupFile);
+  $("start-fen").addEventListener("click", () => {
+    const fen = setupText();
+    if (fen) newGame(null, { fen });
+  });
+  $("load-pdn").addEventListener("click", () => {
+    const pdn = setupText();
+    if (pdn) newGame(null, { pdn });
+  });
   $("undo").addEventListener("click", undo);
+  $("resign").addEventListener("click", resign);
+  $("offer-draw").addEventListener("click", offerDraw);
+  $("prev").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) - 1));
+  $("next").addEventListener("click", () => showPly((state.view ?? state.game.moves.length) + 1));
+  $("live").addEventListener("click", () => showPly(Infinity));
+  document.addEventListener("keydown", (event) => {
+    if (!state.game || event.target.closest("input, select, textarea")) return;
+    if (event.key === "ArrowLeft") showPly((state.view ?? state.game.moves.length) - 1);
+    else if (event.key === "ArrowRight") showPly((state.view ?? state.game.moves.length) + 1);
+    else if (event.key === "End") showPly(Infinity);
+  });
   $("flip").addEventListener("click", () => {
     state.flipped = !state.flipped;
     render();

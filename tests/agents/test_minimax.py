@@ -173,3 +173,58 @@ def test_bad_limits_are_rejected():
         MinimaxAgent(time=-1)
     with pytest.raises(ValueError):
         MinimaxAgent(weights={"no_such_term": 1})
+
+
+def test_search_tables_are_made_at_the_first_search():
+    agent = MinimaxAgent(depth=2, seed=0)
+    assert agent._own is None  # constructing an agent allocates no tables
+    agent.select_move(Board("american"))
+    assert agent._own is not None
+
+
+def test_agents_sharing_a_pool_play_as_with_their_own_tables():
+    from agents.minimax import SearchTablePool
+
+    pool = SearchTablePool(size=1, tt_bits=12)
+    games = [("american", 0), ("russian", 1), ("international", 2), ("american", 3)]
+    for variant, seed in games:
+        rng = np.random.default_rng(seed)
+        board = random_position(variant, rng, 10)
+        if board.outcome() is not None:
+            continue
+        alone = MinimaxAgent(depth=4, seed=seed, tt_bits=12, use_tt=True)
+        shared = MinimaxAgent(depth=4, seed=seed, tables=pool)
+        other = MinimaxAgent(depth=3, seed=seed, tables=pool, weights={"man": 90})
+        for _ in range(3):  # interleave a stranger's searches: its entries must never leak into ours
+            if board.outcome() is not None:
+                break
+            other.select_move(Board("brazilian"))
+            expected = alone.select_move(board)
+            assert shared.select_move(board) == expected, board.fen()
+            assert shared.last_search.score == alone.last_search.score
+            board.push(expected)
+    assert pool.created == 1 and shared._own is None
+
+
+def test_pool_never_holds_more_tables_than_its_size():
+    import threading
+
+    from agents.minimax import SearchTablePool
+
+    pool = SearchTablePool(size=2, tt_bits=10)
+    agents = [MinimaxAgent(depth=3, seed=i, tables=pool) for i in range(6)]
+    errors = []
+
+    def play(agent):
+        try:
+            agent.select_move(Board("american"))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(a,)) for a in agents]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and 1 <= pool.created <= 2
+    assert all(a.last_search is not None for a in agents)

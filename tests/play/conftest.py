@@ -7,6 +7,7 @@ used. They are skipped, with the reason, when Chromium or Playwright is absent.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 from pathlib import Path
@@ -55,17 +56,26 @@ def client(app):
     return app.test_client()
 
 
+@contextlib.contextmanager
+def serve(app):
+    """Serve ``app`` on a free localhost port in a background thread; yields its base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
 @pytest.fixture(scope="module")
 def live_server():
     """The page and API served on a free localhost port, in a background thread."""
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, create_app(move_time=1.0), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+    with serve(create_app(move_time=1.0)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
