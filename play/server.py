@@ -65,10 +65,10 @@ from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
-from agents.alphabeta import MATE, MATE_BOUND
 from flask import Flask, Response, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from agents.alphabeta import MATE, MATE_BOUND
 from agents.minimax import MinimaxAgent, SearchTablePool
 from checkers_env.core import AmbiguousMoveError, Board, Color, IllegalMoveError, Move
 from checkers_env.core.errors import CheckersError, InvalidFenError, InvalidSquareError, RulesError, UnknownVariantError
