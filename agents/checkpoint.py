@@ -34,7 +34,13 @@ import re
 from dataclasses import asdict, fields
 
 import numpy as np
-import torch
+
+from checkers_env.core.extras import missing
+
+try:
+    import torch
+except ImportError as exc:
+    raise missing("torch", "agent checkpoints (agents.checkpoint)", exc) from exc
 
 from checkers_env.core.errors import UnknownVariantError
 from checkers_env.core.files import atomic_write

@@ -22,7 +22,13 @@ import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import torch
+
+from checkers_env.core.extras import missing
+
+try:
+    import torch
+except ImportError as exc:
+    raise missing("torch", "the learned agents (agents.learned)", exc) from exc
 
 from checkers_env.core.board import Board, Move
 from checkers_env.core.variants import Rules, get_rules

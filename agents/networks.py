@@ -26,9 +26,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import torch
-import torch.nn.functional as F
-from torch import nn
+from checkers_env.core.extras import missing
+
+try:
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+except ImportError as exc:
+    raise missing("torch", "the learned agents (agents.networks)", exc) from exc
 
 from checkers_env.encoding import num_actions, policy_map_index
 from checkers_env.observation import NUM_PLANES

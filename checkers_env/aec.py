@@ -78,12 +78,18 @@ wrapped env (PettingZoo 1.26 and newer).
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+from .core.extras import missing
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.utils import EzPickle
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as exc:
+    raise missing(exc.name.split(".")[0] if exc.name else "pettingzoo", "the PettingZoo environment", exc) from exc
 
 from .core import movegen as mg
 from .core.board import Board, Move

@@ -19,8 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gymnasium
 import numpy as np
+
+from .core.extras import missing
+
+try:
+    import gymnasium
+except ImportError as exc:
+    raise missing("gymnasium", "the single-agent Gymnasium environment", exc) from exc
 
 from .aec import raw_env
 from .core.variants import Rules

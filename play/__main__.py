@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         from werkzeug.serving import make_server
 
         from .server import create_app
-    except ImportError as exc:
-        print(f"error: the play server needs the 'play' extra (pip install -e '.[play]'): {exc}", file=sys.stderr)
+    except ImportError as exc:  # the server's MissingDependencyError names the extra to install
+        print(f"error: {exc}", file=sys.stderr)
         return 2
 
     try:

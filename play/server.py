@@ -65,8 +65,14 @@ from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
-from flask import Flask, Response, jsonify, request, send_from_directory
-from werkzeug.exceptions import HTTPException
+
+from checkers_env.core.extras import missing
+
+try:
+    from flask import Flask, Response, jsonify, request, send_from_directory
+    from werkzeug.exceptions import HTTPException
+except ImportError as exc:
+    raise missing("flask", "the play server", exc) from exc
 
 from agents.alphabeta import MATE, MATE_BOUND
 from agents.minimax import MinimaxAgent, SearchTablePool

@@ -23,12 +23,10 @@ def parse_args(argv: list[str] | None = None):
     from agents.runtime import tune_process
 
     tune_process()  # before torch loads (the configuration imports it)
-    try:
-        import tyro
-    except ImportError:
-        raise SystemExit(
-            "error: the training command line needs the 'train' extra: pip install -e '.[train]'"
-        ) from None
+    from checkers_env.core.extras import require
+
+    tyro = require("tyro", "the training command line")
+    require("torch", "training")
     from .config import TrainConfig
 
     return tyro.cli(TrainConfig, args=argv, prog="python -m train.selfplay", description=__doc__.split("\n\n")[0])
@@ -36,7 +34,13 @@ def parse_args(argv: list[str] | None = None):
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m train.selfplay`` and ``checkers-train``; returns the exit status."""
-    cfg = parse_args(argv)
+    from checkers_env.core.extras import MissingDependencyError
+
+    try:
+        cfg = parse_args(argv)
+    except MissingDependencyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from .run import train
 
     try:

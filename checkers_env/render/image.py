@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import WHITE, Board
+from ..core.extras import missing
 from .layout import (
     COLORS,
     CROWN,
@@ -33,9 +34,7 @@ def _pillow():
     try:
         from PIL import Image, ImageDraw, ImageFont
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "drawing boards as images needs Pillow: pip install checkers-env[render] (or pip install pillow)"
-        ) from exc
+        raise missing("PIL", "drawing boards as images", exc) from exc
     return Image, ImageDraw, ImageFont
 
 

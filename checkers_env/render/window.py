@@ -17,6 +17,8 @@ import os
 
 import numpy as np
 
+from ..core.extras import missing
+
 __all__ = ["PygameWindow"]
 
 
@@ -26,9 +28,7 @@ def _pygame():
     try:
         import pygame
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "the 'human' render mode needs pygame: pip install checkers-env[render] (or pip install pygame)"
-        ) from exc
+        raise missing("pygame", "the 'human' render mode", exc) from exc
     return pygame
 
 
