@@ -145,7 +145,7 @@ def evaluate(white, black, kings, turn, clock, params, ev):
     mat_w = nwm * ev[EV_MAN] + nwk * ev[EV_KING]
     mat_b = nbm * ev[EV_MAN] + nbk * ev[EV_KING]
     score = mat_w - mat_b
-    # Trading down when ahead makes the extra piece count for more (seed 004).
+    # Trading down when ahead makes the extra piece count for more (a classic strategy point).
     if mat_w != mat_b:
         gone = ev[EV_START] - (nwm + nwk + nbm + nbk)
         score += ev[EV_TRADE] * gone if mat_w > mat_b else -ev[EV_TRADE] * gone
@@ -168,7 +168,7 @@ def evaluate(white, black, kings, turn, clock, params, ev):
         mob_b += popcount(step(bk, h, SW) & empty) + popcount(step(bk, h, SE) & empty)
     pos += ev[EV_MOB] * (mob_w - mob_b)
     # Men in pairs: a man with a friend (or the edge) right behind it cannot be
-    # jumped from the front along that diagonal (seed 004).
+    # jumped from the front along that diagonal.
     off = ev[EV_M_OFFBOARD]
     own_w = white | off
     own_b = black | off

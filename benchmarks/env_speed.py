@@ -1,4 +1,4 @@
-"""Environment speed, side by side with the yardsticks of issue 3.
+"""Environment speed, side by side with its yardsticks (PettingZoo's connect_four, OpenSpiel's checkers).
 
     NUMBA_NUM_THREADS=1 python benchmarks/env_speed.py [--seconds 3] [--num-envs 4096]
 

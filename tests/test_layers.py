@@ -112,7 +112,7 @@ def test_imports_follow_the_layer_table(path):
     own = _layer_of(_module_name(path))
     project, libraries = layer_table()[own]
     bad = []
-    for target, names, line in _imports(path):
+    for target, _, line in _imports(path):
         if not target or target == "__future__":
             continue
         top = target.split(".")[0]

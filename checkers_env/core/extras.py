@@ -41,8 +41,10 @@ def missing(module: str, purpose: str, cause: BaseException | None = None) -> Mi
     ``raise missing("torch", "the learned agents", exc) from exc`` in the ``except ImportError as exc``
     around an optional import."""
     extra, library = EXTRA_OF.get(module.split(".")[0], (None, module))
-    how = f"pip install 'checkers-env[{extra}]' (from a clone: pip install -e '.[{extra}]')" if extra else (
-        f"pip install {module}"
+    how = (
+        f"pip install 'checkers-env[{extra}]' (from a clone: pip install -e '.[{extra}]')"
+        if extra
+        else (f"pip install {module}")
     )
     detail = f" ({cause})" if cause is not None else ""
     return MissingDependencyError(f"{purpose} needs {library}, which is not installed{detail}; install it with: {how}")

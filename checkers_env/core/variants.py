@@ -1,6 +1,6 @@
 """Rule variants as data.
 
-A variant is a frozen :class:`Rules` value. Every rule of ``shared/RULES.md``
+A variant is a frozen :class:`Rules` value. Every rule of ``docs/RULES.md``
 is one field, documented next to the rule it encodes; the engine reads fields
 and never variant names. This module is the only place that names variants.
 
@@ -63,7 +63,7 @@ class Rules:
     """Every rule that distinguishes one variant from another.
 
     Fields are positive, rule-shaped statements; the comment on each names the
-    clause of ``shared/RULES.md`` it encodes.
+    clause of ``docs/RULES.md`` it encodes.
     """
 
     name: str
@@ -125,7 +125,8 @@ class Rules:
 
     repetition_draw: int = 0
     """If positive, the game is drawn when the same position (pieces and side
-    to move) occurs this many times (e.g. 3). Off by default: not in the seeds."""
+    to move) occurs this many times (e.g. 3). Off by default: tournament rules, not
+    in the rule sources (docs/RULES.md)."""
 
     pdn_game_type: str = "21,B,8,8,N1,0"
     """PDN 3.0 ``GameType`` tag value: type number, first colour, width,
@@ -245,7 +246,7 @@ def _check_field_types(rules: Rules) -> None:
         raise RulesError(f"invalid rules {rules.name!r}: " + "; ".join(problems))
 
 
-# American checkers / English draughts: seeds 000, 002 (WCDF rules): Black moves
+# American checkers / English draughts (WCDF rules and the online rule pages): Black moves
 # first, short kings, men capture forwards only, free choice among captures.
 AMERICAN = Rules(
     name="american",

@@ -3,7 +3,7 @@
 OpenSpiel plays one jump per action, the same player moving again inside a
 multi-jump, so a whole move is a walk down its tree until the player changes
 (with ``child()``: its ``undo_action`` does not restore the multi-jump state,
-shared/oracle/README.md). Its board is printed with rank 8 on top and a1
+docs/RULES.md, "Reference libraries"). Its board is printed with rank 8 on top and a1
 dark; its first player ``o`` starts on ranks 1-3. In our frame the side that
 moves first in american (Black) starts on the top ranks, so its board is
 ours turned by 180 degrees: its (file f, rank r) is our (7 - f, 7 - r), its

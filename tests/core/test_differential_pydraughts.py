@@ -5,7 +5,7 @@ kings, endgames and long multi-captures) the set of positions reached by the
 legal moves must be the same in both libraries. Sets of positions, not move
 counts or move text, are compared: pydraughts lists a flying king's capture
 once per intermediate landing square and writes russian/brazilian moves
-numerically (shared/oracle/README.md). Both libraries' FENs are read with our
+numerically (docs/RULES.md, "Reference libraries"). Both libraries' FENs are read with our
 ``parse_fen`` into sets of squares, so spelling differences do not matter.
 
 Our FEN must also be read back by pydraughts as the same position.

@@ -1,4 +1,4 @@
-"""One position test per clause of ``shared/RULES.md`` per variant.
+"""One position test per clause of ``docs/RULES.md`` per variant.
 
 Positions are written in algebraic FEN on the a1-dark reference board of
 ``geometry.py`` (files from White's left, ranks from White's side), so one
