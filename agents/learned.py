@@ -191,8 +191,10 @@ class MCTSAgent(_LegPlayer):
         roots[: games.n] = games.games
         active = np.zeros(n, dtype=np.bool_)
         active[: games.n] = thinking
-        visits, _ = self._mcts.search(roots, active, self.evaluator, deadline=deadline)
-        return {int(k): choose_leg(visits[k], None, self.rng) for k in np.flatnonzero(thinking)}
+        result = self._mcts.search(roots, active, self.evaluator, deadline=deadline)
+        if self.mcts_config.root == "gumbel":
+            return {int(k): int(result.action[k]) for k in np.flatnonzero(thinking)}
+        return {int(k): choose_leg(result.visits[k], None, self.rng) for k in np.flatnonzero(thinking)}
 
     def select_action(self, observation: np.ndarray, mask: np.ndarray) -> int:
         obs = np.asarray(observation, dtype=np.float32)[None]

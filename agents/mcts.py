@@ -31,8 +31,11 @@ ends inside the tree (no legal move, the draw counter) gets its exact value.
 Unvisited children are scored with the parent's value less ``fpu_reduction``
 (first-play urgency), as Leela does.
 
-Outputs for the caller are the visit counts of the root's children, spread
-over the action space (``float32[B, num_actions]``), and the root value.
+The root is searched by PUCT, as in AlphaZero, or by Gumbel AlphaZero's
+sequential halving (``MCTSConfig.root``). A search returns a
+:class:`SearchResult`: the visit counts of the root's children and the
+policy target, both spread over the action space (``float32[B,
+num_actions]``), the root value, and (Gumbel) the leg chosen.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -96,6 +99,21 @@ class MCTSConfig:
     """Factor applied to a value for each whole move it is backed up through (1: none). Below 1, a win
     sooner is worth more than a win later, so the search makes progress in won endgames instead of
     shuffling kings until the draw rule; self-play value targets use the same factor."""
+    root: Literal["puct", "gumbel"] = "puct"
+    """How the root spends its simulations. ``puct``: AlphaZero's PUCT rule with Dirichlet noise, the
+    policy target is the visit distribution. ``gumbel``: Gumbel AlphaZero (Danihelka et al., 2022):
+    Gumbel-Top-k sampling of the root legs without replacement and sequential halving among them,
+    the leg played is the halving's winner and the policy target is the softmax of the prior logits
+    plus the completed Q-values, which improves on the prior even with few simulations. Below the
+    root both use PUCT."""
+    gumbel_considered: int = 16
+    """Root legs sequential halving starts with (gumbel)."""
+    gumbel_scale: float = 1.0
+    """Scale of the Gumbel noise added to the root logits in self-play (gumbel; 0: none)."""
+    gumbel_value_scale: float = 0.1
+    """``c_scale`` of the completed-Q transform ``(c_visit + max visits) * c_scale * q`` (gumbel)."""
+    gumbel_visit_offset: float = 50.0
+    """``c_visit`` of that transform (gumbel)."""
 
     def __post_init__(self) -> None:
         # the first simulation only expands the root: at least two are needed to visit a child
@@ -109,6 +127,10 @@ class MCTSConfig:
             raise ValueError(f"discount must be in (0, 1], got {self.discount!r}")
         if not 0.0 <= self.dirichlet_fraction <= 1.0:
             raise ValueError(f"dirichlet_fraction must be in [0, 1], got {self.dirichlet_fraction!r}")
+        if self.root not in ("puct", "gumbel"):
+            raise ValueError(f"root must be 'puct' or 'gumbel', got {self.root!r}")
+        if self.gumbel_considered < 2 or self.gumbel_scale < 0 or self.gumbel_value_scale <= 0:
+            raise ValueError("gumbel_considered must be >= 2, gumbel_scale >= 0 and gumbel_value_scale > 0")
 
 
 # ---------------------------------------------------------------- search state
@@ -264,8 +286,11 @@ def _make_state(tree, b, node, parent, params, tables, moves, scratch):
 
 
 @kernel
-def _select_leaves(active, c_puct, fpu_reduction, discount, params, tables, moves, scratch, tree, leaves):
+def _select_leaves(active, root_child, c_puct, fpu_reduction, discount, params, tables, moves, scratch, tree, leaves):
     """Descend each active tree to a leaf; write the leaves that need the network into ``leaves``.
+
+    ``root_child[b] >= 0`` makes tree ``b``'s walk leave its (expanded) root through that node
+    (the Gumbel root's choice); below the root, and when it is -1, children are chosen by PUCT.
 
     A new node with a single legal leg (a forced capture, or the only move) is
     not evaluated: it gets its one child at once and the walk goes on through
@@ -332,6 +357,11 @@ def _select_leaves(active, c_puct, fpu_reduction, discount, params, tables, move
                 leaves.path_len[b] = depth + 1
                 leaves.status[b] = LEAF_EVAL
                 break
+            if node == ROOT_INDEX and root_child[b] >= 0:
+                depth += 1
+                path[b, depth] = root_child[b]
+                node = root_child[b]
+                continue
             # PUCT choice among the children
             parent_n = tree.visits[b, node]
             sign = 1.0 if tree.mover[b, node] == tree.turn[b, node] else -1.0
@@ -413,7 +443,143 @@ def _root_visits(active, tree, out, root_value):
             root_value[b] = tree.value_sum[b, ROOT_INDEX] / tree.visits[b, ROOT_INDEX]
 
 
+@kernel(inline="always")
+def _completed_q(tree, b, raw_value, value_scale, visit_offset, out):
+    """Gumbel's transformed completed Q-values of tree ``b``'s root children into ``out[:k]``: a visited
+    child's mean value (for the root's player), an unvisited one the mixed value of the raw network
+    value and the prior-weighted visited values; min-max rescaled to [0, 1], then scaled by
+    ``(visit_offset + max visits) * value_scale``."""
+    first = tree.child_start[b, ROOT_INDEX]
+    k = tree.n_children[b, ROOT_INDEX]
+    total_visits = 0
+    max_visits = 0
+    prior_seen = 0.0
+    weighted = 0.0
+    for i in range(k):
+        c = first + i
+        n = tree.visits[b, c]
+        total_visits += n
+        if n > max_visits:
+            max_visits = n
+        if n > 0:
+            p = max(tree.prior[b, c], 1e-30)
+            prior_seen += p
+            weighted += p * tree.value_sum[b, c] / n
+    mixed = raw_value
+    if total_visits > 0:
+        mixed = (raw_value + total_visits * weighted / prior_seen) / (total_visits + 1)
+    low = 1e30
+    high = -1e30
+    for i in range(k):
+        c = first + i
+        n = tree.visits[b, c]
+        q = tree.value_sum[b, c] / n if n > 0 else mixed
+        out[i] = q
+        low = min(low, q)
+        high = max(high, q)
+    scale = (visit_offset + max_visits) * value_scale
+    span = max(high - low, 1e-8)
+    for i in range(k):
+        out[i] = scale * (out[i] - low) / span
+    return max_visits
+
+
+@kernel
+def _gumbel_root_choice(active, tree, gumbel, raw_value, considered_visit, value_scale, visit_offset, sigma, out):
+    """For each active tree, the root child sequential halving visits next: the best of
+    ``gumbel + logit + sigma(completed q)`` among the children visited exactly ``considered_visit[b]``
+    times (``out[b]``, a node index; -1 for an inactive tree)."""
+    for b in range(active.shape[0]):
+        out[b] = -1
+        if not active[b]:
+            continue
+        first = tree.child_start[b, ROOT_INDEX]
+        k = tree.n_children[b, ROOT_INDEX]
+        _completed_q(tree, b, raw_value[b], value_scale, visit_offset, sigma[b])
+        best = -1
+        best_score = -1e30
+        for i in range(k):
+            c = first + i
+            if tree.visits[b, c] != considered_visit[b]:
+                continue
+            score = gumbel[b, i] + np.log(max(tree.prior[b, c], 1e-30)) + sigma[b, i]
+            if score > best_score:
+                best_score = score
+                best = c
+        out[b] = best
+
+
+@kernel
+def _gumbel_results(active, tree, gumbel, raw_value, value_scale, visit_offset, sigma, policy, action):
+    """After a Gumbel search: the improved policy ``softmax(logits + sigma(completed q))`` over each root's
+    children (spread over the action space) and the leg played, the best of ``gumbel + logit + sigma``
+    among the most visited children (sequential halving's winner)."""
+    for b in range(active.shape[0]):
+        policy[b, :] = 0.0
+        action[b] = -1
+        if not active[b]:
+            continue
+        first = tree.child_start[b, ROOT_INDEX]
+        k = tree.n_children[b, ROOT_INDEX]
+        max_visits = _completed_q(tree, b, raw_value[b], value_scale, visit_offset, sigma[b])
+        top = -1e30
+        for i in range(k):
+            top = max(top, np.log(max(tree.prior[b, first + i], 1e-30)) + sigma[b, i])
+        total = 0.0
+        best = -1
+        best_score = -1e30
+        for i in range(k):
+            c = first + i
+            logit = np.log(max(tree.prior[b, c], 1e-30))
+            w = np.exp(logit + sigma[b, i] - top)
+            policy[b, tree.action[b, c]] = w
+            total += w
+            if tree.visits[b, c] == max_visits:
+                score = gumbel[b, i] + logit + sigma[b, i]
+                if score > best_score:
+                    best_score = score
+                    best = c
+        for i in range(k):
+            policy[b, tree.action[b, first + i]] /= total
+        action[b] = tree.action[b, best]
+
+
+def halving_schedule(considered: int, simulations: int) -> np.ndarray:
+    """The visit count sequential halving targets at each of ``simulations`` root visits with
+    ``considered`` legs (``int32[simulations]``): every considered leg once, then the better half
+    again, and so on, each phase getting an equal share of the budget."""
+    if considered <= 1:
+        return np.arange(simulations, dtype=np.int32)
+    phases = max(1, int(np.ceil(np.log2(considered))))
+    out: list[int] = []
+    visits = [0] * considered
+    alive = considered
+    while len(out) < simulations:
+        extra = max(1, simulations // (phases * alive))
+        for _ in range(extra):
+            out.extend(visits[:alive])
+            for i in range(alive):
+                visits[i] += 1
+        alive = max(2, alive // 2)
+    return np.asarray(out[:simulations], dtype=np.int32)
+
+
 # ---------------------------------------------------------------- Python side
+
+
+class SearchResult(NamedTuple):
+    """What :meth:`BatchedMCTS.search` returns (rows of inactive trees are zero / -1)."""
+
+    visits: np.ndarray
+    """``float32[B, A]``: visit counts of the root's children, spread over the action space."""
+    policy: np.ndarray
+    """``float32[B, A]``: the policy target: the visit shares (puct), or the softmax of the logits plus
+    the completed Q-values (gumbel)."""
+    root_value: np.ndarray
+    """``float32[B]``: the root's mean value for the player to move."""
+    action: np.ndarray
+    """``int64[B]``: the leg the search chose (gumbel: sequential halving's winner; puct: -1, the caller
+    chooses from the visits)."""
 
 
 def uniform_evaluator(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -431,8 +597,8 @@ class BatchedMCTS:
         num_trees: games searched at once (the network batch size).
         config: search settings.
 
-    :meth:`search` runs ``config.simulations`` rounds from given root states;
-    the trees it grew stay in :attr:`tree` until the next search.
+    :meth:`search` runs up to ``config.simulations`` rounds from given root
+    states; the trees it grew stay in :attr:`tree` until the next search.
     """
 
     def __init__(self, variant: str | Rules, num_trees: int, config: MCTSConfig | None = None):
@@ -458,12 +624,13 @@ class BatchedMCTS:
         self._leaves = new_leaf_batch(self.num_trees, n_states, size)
         self._priors = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
         self._values = np.zeros(self.num_trees, dtype=np.float32)
+        self._sigma = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
 
-    def _round(self, active: np.ndarray, evaluator: Evaluator) -> None:
+    def _round(self, active: np.ndarray, evaluator: Evaluator, root_child: np.ndarray) -> None:
         c = self.config
         leaves = self._leaves
-        _select_leaves(active, c.c_puct, c.fpu_reduction, c.discount, self._params, self._tables, self._moves,
-                       self._scratch, self.tree, leaves)  # fmt: skip
+        _select_leaves(active, root_child, c.c_puct, c.fpu_reduction, c.discount, self._params, self._tables,
+                       self._moves, self._scratch, self.tree, leaves)  # fmt: skip
         need = np.flatnonzero(leaves.status == LEAF_EVAL)
         if need.size:
             priors, values = evaluator(leaves.obs[need], leaves.masks[need])
@@ -477,39 +644,72 @@ class BatchedMCTS:
         active: np.ndarray,
         evaluator: Evaluator,
         rng: np.random.Generator | None = None,
-        simulations: int | None = None,
+        simulations: int | np.ndarray | None = None,
         deadline: float | None = None,
-    ) -> tuple[np.ndarray, np.ndarray]:
+        explore: np.ndarray | None = None,
+    ) -> SearchResult:
         """Search from ``games[b]`` (game words of :mod:`checkers_env.game`) for every ``b`` with ``active[b]``.
 
-        ``rng`` given: Dirichlet noise is mixed into each root's priors (self-play);
-        ``None``: no noise (evaluation play). ``deadline`` (a
+        ``rng`` given: exploration noise at each root (self-play: Dirichlet noise
+        for puct, Gumbel noise for gumbel), or only at the roots where
+        ``explore[b]`` is set; ``None``: none (evaluation play).
+        ``simulations``: the budget, one for all trees or ``int[B]`` one per tree
+        (default ``config.simulations``, the most allowed). ``deadline`` (a
         ``time.perf_counter()`` value) stops the search after the round that
-        passes it, once every root has a visited child. Returns ``(visits
-        float32[B, A], root_value float32[B])``: root children's visit counts
-        spread over the action space, and the root value for the player to
-        move. Games must not be over.
+        passes it, once every root has a visited child. Games must not be over.
         """
+        cfg = self.config
         games = np.ascontiguousarray(games, dtype=np.int64)
         active = np.ascontiguousarray(active, dtype=np.bool_)
         if games.shape != (self.num_trees, GAME_SIZE) or active.shape != (self.num_trees,):
             raise ValueError(f"games must be int64[{self.num_trees}, {GAME_SIZE}] and active bool[{self.num_trees}]")
-        sims = self.config.simulations if simulations is None else int(simulations)
-        if not 2 <= sims <= self.config.simulations:
-            raise ValueError(f"simulations must be in 2..{self.config.simulations}, got {sims}")
-        _init_roots(active, games, self.tree)
+        budget = np.full(self.num_trees, cfg.simulations, dtype=np.int64)
+        if simulations is not None:
+            budget[:] = simulations
+        if (budget[active] < 2).any() or (budget > cfg.simulations).any():
+            raise ValueError(f"simulations must be in 2..{cfg.simulations}, got {simulations}")
+        tree = self.tree
+        _init_roots(active, games, tree)
+        no_choice = np.full(self.num_trees, -1, dtype=np.int64)
         # the first round expands the roots (it counts as a simulation, as in AlphaZero)
-        self._round(active, evaluator)
-        if rng is not None and self.config.dirichlet_fraction > 0:
-            self._add_noise(active, rng)
-        for _ in range(1, sims):
-            self._round(active, evaluator)
+        self._round(active, evaluator, no_choice)
+        gumbel = cfg.root == "gumbel"
+        raw_value = np.where(tree.visits[:, ROOT_INDEX] > 0, tree.value_sum[:, ROOT_INDEX], 0.0).astype(np.float32)
+        noisy = active.copy() if explore is None else active & np.asarray(explore, dtype=np.bool_)
+        noise = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
+        schedules: list[np.ndarray] = []
+        if gumbel:
+            if rng is not None and cfg.gumbel_scale > 0:
+                noise[:] = cfg.gumbel_scale * rng.gumbel(size=noise.shape)
+                noise[~noisy] = 0.0
+            for b in range(self.num_trees):
+                k = int(tree.n_children[b, ROOT_INDEX]) if active[b] else 0
+                schedules.append(halving_schedule(min(cfg.gumbel_considered, max(k, 1)), int(budget[b]) - 1))
+        elif rng is not None and cfg.dirichlet_fraction > 0:
+            self._add_noise(noisy, rng)
+        choice = no_choice.copy()
+        considered = np.zeros(self.num_trees, dtype=np.int64)
+        for r in range(1, int(budget[active].max(initial=1))):
+            now = active & (budget > r)
+            if gumbel:
+                for b in np.flatnonzero(now):
+                    considered[b] = schedules[b][r - 1]
+                _gumbel_root_choice(now, tree, noise, raw_value, considered, cfg.gumbel_value_scale,
+                                    cfg.gumbel_visit_offset, self._sigma, choice)  # fmt: skip
+            self._round(now, evaluator, choice)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         visits = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
         root_value = np.zeros(self.num_trees, dtype=np.float32)
-        _root_visits(active, self.tree, visits, root_value)
-        return visits, root_value
+        _root_visits(active, tree, visits, root_value)
+        action = np.full(self.num_trees, -1, dtype=np.int64)
+        if gumbel:
+            policy = np.zeros_like(visits)
+            _gumbel_results(active, tree, noise, raw_value, cfg.gumbel_value_scale, cfg.gumbel_visit_offset,
+                            self._sigma, policy, action)  # fmt: skip
+        else:
+            policy = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
+        return SearchResult(visits, policy, root_value, action)
 
     def _add_noise(self, active: np.ndarray, rng: np.random.Generator) -> None:
         eps = self.config.dirichlet_fraction

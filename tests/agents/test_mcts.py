@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.mcts import BatchedMCTS, MCTSConfig, uniform_evaluator
+from agents.mcts import BatchedMCTS, MCTSConfig, halving_schedule, uniform_evaluator
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
 from checkers_env.game import game_from_board
@@ -14,7 +14,8 @@ from checkers_env.game import game_from_board
 def _search(board, sims, trees=1, rng=None):
     mcts = BatchedMCTS(board.rules, trees, MCTSConfig(simulations=sims))
     games = np.stack([game_from_board(board)] * trees)
-    return mcts.search(games, np.ones(trees, dtype=np.bool_), uniform_evaluator, rng)
+    result = mcts.search(games, np.ones(trees, dtype=np.bool_), uniform_evaluator, rng)
+    return result.visits, result.root_value
 
 
 def test_visits_concentrate_on_a_two_leg_winning_capture():
@@ -56,7 +57,7 @@ def test_trees_are_independent_and_inactive_trees_are_untouched():
     board = Board("american")
     mcts = BatchedMCTS("american", 3, MCTSConfig(simulations=20))
     games = np.stack([game_from_board(board)] * 3)
-    visits, _ = mcts.search(games, np.array([True, False, True]), uniform_evaluator, np.random.default_rng(0))
+    visits = mcts.search(games, np.array([True, False, True]), uniform_evaluator, np.random.default_rng(0)).visits
     assert visits[1].sum() == 0
     # the first round expands the root, each later one visits a child
     assert visits[0].sum() == 19 and visits[2].sum() == 19
@@ -85,7 +86,7 @@ def test_forced_legs_are_walked_through_without_the_network():
         return uniform_evaluator(obs, masks)
 
     mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=200))
-    visits, _ = mcts.search(np.stack([game_from_board(board)]), np.ones(1, dtype=np.bool_), counting)
+    visits = mcts.search(np.stack([game_from_board(board)]), np.ones(1, dtype=np.bool_), counting).visits
     assert len(evaluated) >= 150  # nearly one evaluation per simulation
     assert min(evaluated) >= 2
     assert visits[0].sum() == 199
@@ -97,7 +98,9 @@ def test_discount_counts_whole_moves_not_legs():
     roots = {}
     for discount in (1.0, 0.9):
         mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=200, discount=discount))
-        _, value = mcts.search(np.stack([game_from_board(board)]), np.ones(1, dtype=np.bool_), uniform_evaluator)
+        value = mcts.search(
+            np.stack([game_from_board(board)]), np.ones(1, dtype=np.bool_), uniform_evaluator
+        ).root_value
         roots[discount] = float(value[0])
     assert roots[1.0] > 0.9
     assert abs(roots[0.9] - 0.9 * roots[1.0]) < 0.02
@@ -107,3 +110,52 @@ def test_bad_discount_is_rejected():
     for bad in (0.0, 1.5, -0.1):
         with pytest.raises(ValueError, match="discount"):
             MCTSConfig(discount=bad)
+
+
+def test_halving_schedule_visits_every_considered_leg_then_halves():
+    seq = halving_schedule(4, 16)
+    assert len(seq) == 16
+    assert list(seq[:4]) == [0, 0, 0, 0]  # phase 1: each of the 4 legs once (twice: 16 // (2 * 4) = 2)
+    assert list(seq[4:8]) == [1, 1, 1, 1]
+    assert list(seq[8:12]) == [2, 2, 3, 3]  # phase 2: the better 2, twice each
+    assert list(halving_schedule(1, 5)) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("fen, winning_move", [("W:W22,23:B11,18", "22x8"), ("B:W18:B14,3", None)])
+def test_gumbel_root_finds_the_winning_move_with_few_simulations(fen, winning_move):
+    board = Board("american", fen=fen, forced_capture=winning_move is not None)
+    seqs = legal_action_sequences(board)
+    win = next(seq[0] for seq, m in seqs.items() if (str(m) == winning_move if winning_move else m.captures))
+    config = MCTSConfig(simulations=16, root="gumbel")
+    mcts = BatchedMCTS(board.rules, 2, config)
+    games = np.stack([game_from_board(board)] * 2)
+    for rng in (None, np.random.default_rng(3)):
+        result = mcts.search(games, np.array([True, False]), uniform_evaluator, rng)
+        assert result.action[0] == win and result.action[1] == -1
+        # the improved policy puts more weight on the win than the uniform prior did
+        legal = np.flatnonzero(result.policy[0])
+        assert set(legal) == {seq[0] for seq in seqs}
+        assert result.policy[0].sum() == pytest.approx(1.0, abs=1e-5)
+        assert result.policy[0, win] > 1.5 / len(legal)
+
+
+def test_gumbel_sampling_without_noise_is_deterministic_and_with_noise_explores():
+    board = Board("american")
+    config = MCTSConfig(simulations=8, root="gumbel", gumbel_considered=4)
+    mcts = BatchedMCTS(board.rules, 1, config)
+    games = np.stack([game_from_board(board)])
+    plain = {int(mcts.search(games, np.ones(1, bool), uniform_evaluator).action[0]) for _ in range(3)}
+    assert len(plain) == 1
+    noisy = {int(mcts.search(games, np.ones(1, bool), uniform_evaluator, np.random.default_rng(s)).action[0])
+             for s in range(20)}  # fmt: skip
+    assert len(noisy) >= 3
+
+
+def test_per_tree_budgets():
+    board = Board("american")
+    mcts = BatchedMCTS("american", 2, MCTSConfig(simulations=20))
+    games = np.stack([game_from_board(board)] * 2)
+    result = mcts.search(games, np.ones(2, dtype=np.bool_), uniform_evaluator, simulations=np.array([20, 5]))
+    assert result.visits[0].sum() == 19 and result.visits[1].sum() == 4
+    with pytest.raises(ValueError, match="simulations"):
+        mcts.search(games, np.ones(2, dtype=np.bool_), uniform_evaluator, simulations=np.array([21, 5]))

@@ -28,12 +28,22 @@ class SelfPlayConfig:
     adjudicated_value: float = 0.5
     """Value target of an adjudicated win (a real win is 1): being ahead is not the same as winning, and
     a lower value teaches the search to finish games rather than hold a lead until the cap."""
+    full_search_share: float = 1.0
+    """Playout cap randomisation (KataGo): the share of searched legs that get the full ``mcts.simulations``;
+    only they are stored as training positions. The others get ``quick_simulations`` and no noise, play
+    the game on faster, and are not stored. 1: every leg is a full search."""
+    quick_simulations: int = 8
+    """Simulations of a quick search (when ``full_search_share`` < 1)."""
 
     def __post_init__(self) -> None:
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
             raise ValueError(f"invalid SelfPlayConfig {self}")
         if not 0.0 <= self.adjudicated_value <= 1.0:
             raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
+        if not 0.0 < self.full_search_share <= 1.0:
+            raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share!r}")
+        if self.quick_simulations < 2:
+            raise ValueError(f"quick_simulations must be at least 2, got {self.quick_simulations!r}")
 
 
 @dataclass

@@ -94,16 +94,18 @@ def adjudicate(board: Board, margin: float) -> int:
     return -1
 
 
-def sparse_policy(visits: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The policy target of one position: its legal legs, most visited first, and their visit shares
-    (``int16[POLICY_SLOTS]`` -1 padded, ``float16[POLICY_SLOTS]``)."""
+def sparse_policy(policy: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stored policy target of one position: its legal legs, most probable first, and their shares
+    (``int16[POLICY_SLOTS]`` -1 padded, ``float16[POLICY_SLOTS]``) of a search's ``policy`` (visit
+    counts or probabilities over the action space; renormalised over the legs kept)."""
     legal = np.flatnonzero(mask)
-    order = legal[np.argsort(-visits[legal], kind="stable")][:POLICY_SLOTS]
+    order = legal[np.argsort(-policy[legal], kind="stable")][:POLICY_SLOTS]
     acts = np.full(POLICY_SLOTS, -1, dtype=np.int16)
     probs = np.zeros(POLICY_SLOTS, dtype=np.float16)
     acts[: len(order)] = order
-    v = visits[order]
-    probs[: len(order)] = v / max(v.sum(), 1.0)
+    v = policy[order].astype(np.float64)
+    total = v.sum()
+    probs[: len(order)] = v / total if total > 0 else 1.0 / len(order)
     return acts, probs
 
 
@@ -205,15 +207,26 @@ def play_selfplay_games(
             continue
         obs = games.obs.copy()
         masks = games.masks.copy()
-        visits, _ = mcts.search(games.games, need, evaluator, rng)
+        # playout cap randomisation: most legs get a quick search, played but not stored
+        full = need & (rng.random(n) < selfplay_config.full_search_share)
+        budget = np.where(
+            full, mcts_config.simulations, min(selfplay_config.quick_simulations, mcts_config.simulations)
+        )
+        # quick searches get no exploration noise
+        result = mcts.search(games.games, need, evaluator, rng, simulations=budget, explore=full)
         for i in np.flatnonzero(need):
-            acts, probs = sparse_policy(visits[i], masks[i])
-            r = recs[i]
-            r["obs"].append(obs[i])
-            r["acts"].append(acts)
-            r["probs"].append(probs)
-            r["colours"].append(int(games.to_move(i)))
-            r["ply"].append(games.moves_played(i))
+            if full[i]:
+                acts, probs = sparse_policy(result.policy[i], masks[i])
+                r = recs[i]
+                r["obs"].append(obs[i])
+                r["acts"].append(acts)
+                r["probs"].append(probs)
+                r["colours"].append(int(games.to_move(i)))
+                r["ply"].append(games.moves_played(i))
             hot = games.moves_played(i) < selfplay_config.temperature_moves
-            advance(i, choose_leg(visits[i], selfplay_config.temperature if hot else None, rng))
+            if result.action[i] >= 0:
+                leg = int(result.action[i])  # gumbel: sequential halving's winner (its noise explores)
+            else:
+                leg = choose_leg(result.visits[i], selfplay_config.temperature if hot else None, rng)
+            advance(i, leg)
     return finished
