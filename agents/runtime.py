@@ -16,7 +16,7 @@ import sys
 
 from checkers_env.core.jit import use_workqueue_threading
 
-__all__ = ["tune_process", "usable_cores"]
+__all__ = ["tune_process", "usable_cores", "ThreadChooser"]
 
 
 def usable_cores() -> int:
@@ -44,3 +44,41 @@ def tune_process(torch_threads: int | None = None) -> None:
         import torch
 
         torch.set_num_threads(int(torch_threads))
+
+
+class ThreadChooser:
+    """Picks the number of torch threads for a repeated piece of work by timing it, again and again.
+
+    On an idle machine two threads train a network faster than one; on a
+    machine where another process keeps a core busy they can be many times
+    slower (their threads wait for each other). Before each batch of work,
+    :meth:`choose` returns a thread count to probe or the best one measured
+    so far, and :meth:`record` notes how long a unit of work took with it;
+    old measurements fade, so a change of load is noticed within a few
+    batches.
+    """
+
+    def __init__(self, candidates: tuple[int, ...] | None = None, probes: int = 2, memory: float = 0.5):
+        cores = usable_cores()
+        self.candidates = tuple(sorted(set(candidates or (1, cores))))
+        self.probes = probes
+        self.memory = memory
+        self.seconds: dict[int, float] = {}
+        self._probed: dict[int, int] = {}
+
+    def choose(self) -> int:
+        """The thread count to use for the next unit of work (probing each candidate first)."""
+        for threads in self.candidates:
+            if self._probed.get(threads, 0) < self.probes:
+                return threads
+        return min(self.candidates, key=lambda t: self.seconds[t])
+
+    def record(self, threads: int, seconds: float) -> None:
+        """One unit of work took ``seconds`` with ``threads`` threads."""
+        old = self.seconds.get(threads)
+        self.seconds[threads] = seconds if old is None else self.memory * old + (1 - self.memory) * seconds
+        self._probed[threads] = self._probed.get(threads, 0) + 1
+
+    def reprobe(self) -> None:
+        """Measure every candidate again at the next units of work (load may have changed)."""
+        self._probed.clear()

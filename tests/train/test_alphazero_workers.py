@@ -32,8 +32,8 @@ def test_pool_plays_each_share_as_the_worker_function_does():
     weights = _weights(0)
     arrived = []
     with SelfPlayPool(2) as pool:
-        games = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5, on_game=arrived.append)
-        again = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5)
+        games = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5, on_game=arrived.append, dynamic=False)
+        again = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5, dynamic=False)
     assert len(games) == len(arrived) == 5
     # worker k plays its share (3 games, then 2) with seed + k * 7919, in finishing order
     expected = play_selfplay_games(weights, NET, rules, MCTS, PLAY, 11, 3) + play_selfplay_games(
@@ -43,6 +43,17 @@ def test_pool_plays_each_share_as_the_worker_function_does():
         assert got.moves == want.moves == repeat.moves
         np.testing.assert_array_equal(got.policy_actions, want.policy_actions)
         assert got.winner == want.winner
+
+
+def test_dynamic_sharing_plays_exactly_the_games_asked_for():
+    rules = get_rules("american")
+    weights = _weights(0)
+    with SelfPlayPool(2) as pool:
+        for total in (1, 5, 8):
+            arrived = []
+            games = pool.play(weights, NET, rules, MCTS, PLAY, seed=3, num_games=total, on_game=arrived.append)
+            assert len(games) == len(arrived) == total
+            assert all(g.plies > 0 and g.positions > 0 for g in games)
 
 
 def test_pool_reports_a_worker_error():

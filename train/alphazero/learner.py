@@ -37,7 +37,7 @@ from agents.checkpoint import save_agent
 from agents.learned import MCTSAgent
 from agents.mcts import MCTSConfig
 from agents.networks import PolicyValueNet
-from agents.runtime import usable_cores
+from agents.runtime import ThreadChooser, usable_cores
 from checkers_env.core import Board, Rules
 from checkers_env.core.pdn import game_to_pdn
 
@@ -46,7 +46,7 @@ from ..progress import progress_bar
 from .config import AlphaZeroConfig
 from .loss import train_step
 from .replay import GameLog, ReplayBuffer
-from .selfplay import GameRecord, play_selfplay_games
+from .selfplay import PHASES, GameRecord, play_selfplay_games
 from .workers import SelfPlayPool
 
 __all__ = ["AlphaZeroLearner"]
@@ -79,6 +79,8 @@ class AlphaZeroLearner:
         self._untrained = 0  # positions of logged games not yet trained on
         self._workers = self.az.workers or usable_cores()
         self._pool: SelfPlayPool | None = None
+        # torch threads of the training steps: chosen by timing, so a busy core does not stall them
+        self._threads = ThreadChooser((1, cfg.threads or usable_cores()))
         if self.log.count:
             # a fresh run in a folder that has a log but no training state: start over from those games
             self._refill(0)
@@ -93,26 +95,41 @@ class AlphaZeroLearner:
         if wanted > 0:
             t0 = time.perf_counter()
             games = self._selfplay(wanted, progress)
+            wall = time.perf_counter() - t0
             results = [g.winner for g in games]
             stats.update(
-                selfplay_seconds=round(time.perf_counter() - t0, 2),
+                selfplay_seconds=round(wall, 2),
                 games=len(games),
                 positions=sum(g.positions for g in games),
                 mean_plies=float(np.mean([g.plies for g in games])),
                 draws=results.count(-1) / len(games),
             )
+            # where the self-play time went: the workers' network, search and play time; the rest of
+            # the processes' wall time is waiting (start-up, hand-offs, a worker slower than another)
+            spent = {phase: sum(g.seconds.get(phase, 0.0) for g in games) for phase in PHASES}
+            processes = self._workers if self._workers > 1 and wanted > 1 else 1
+            for phase, seconds in spent.items():
+                stats[f"sp_{phase}_seconds"] = round(seconds, 2)
+            stats["sp_waiting_seconds"] = round(max(0.0, processes * wall - sum(spent.values())), 2)
             self._write_samples(games[: self.cfg.sample_games])
         self.log.sync()
 
-        # 2. training: about sample_reuse samples per new position
+        # 2. training: about sample_reuse samples per new position, on as many threads as are fastest now
         t0 = time.perf_counter()
         n_steps = max(1, math.ceil(self._untrained * self.az.sample_reuse / self.az.batch_size))
         losses: list[dict[str, float]] = []
+        self._threads.reprobe()
         with progress_bar(n_steps, "training", progress, "step") as bar:
             for _ in range(n_steps):
+                threads = self._threads.choose()
+                torch.set_num_threads(threads)
+                t_step = time.perf_counter()
                 batch = self.buffer.sample(self.az.batch_size, self.rng)
                 losses.append(train_step(self.net, self.optimizer, batch, self.device))
+                self._threads.record(threads, time.perf_counter() - t_step)
                 bar.update(1)
+        torch.set_num_threads(self._threads.choose())
+        stats["train_threads"] = self._threads.choose()
         self.train_steps += n_steps
         for key in losses[0]:
             stats[key] = float(np.mean([x[key] for x in losses]))

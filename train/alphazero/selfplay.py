@@ -18,6 +18,7 @@ accounts for. So no variant has a symmetry left to exploit.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -33,10 +34,21 @@ from checkers_env.game import STEP_TERMINATED, LegGames
 
 from .config import SelfPlayConfig
 
-__all__ = ["POLICY_SLOTS", "GameRecord", "play_selfplay_games", "adjudicate", "value_targets", "sparse_policy"]
+__all__ = [
+    "POLICY_SLOTS",
+    "PHASES",
+    "GameRecord",
+    "play_selfplay_games",
+    "adjudicate",
+    "value_targets",
+    "sparse_policy",
+]
 
 POLICY_SLOTS = 48
 """Legal legs kept per stored position (the most visited first); more are rare on 8x8."""
+
+PHASES = ("network", "search", "play")
+"""Where a self-play game's time goes (:attr:`GameRecord.seconds`)."""
 
 
 @dataclass
@@ -63,6 +75,10 @@ class GameRecord:
     """The game's whole moves as PDN text."""
     plies: int = 0
     """Whole moves played."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """The worker's wall time spent on this game, by where it went: ``network`` (evaluating leaves),
+    ``search`` (the MCTS kernels), ``play`` (stepping, forced legs, bookkeeping). Time shared by the
+    games played at once is divided equally among them."""
 
     @property
     def positions(self) -> int:
@@ -121,6 +137,8 @@ def play_selfplay_games(
     progress: Callable[[int], None] | None = None,
     openings: Sequence[Board] | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
+    claim: Callable[[], bool] | None = None,
+    parallel: int | None = None,
 ) -> list[GameRecord]:
     """``num_games`` finished self-play games of the network with these weights.
 
@@ -129,6 +147,12 @@ def play_selfplay_games(
     finish, and ``on_game(record)`` with each finished game as soon as it ends
     (so a caller interrupted mid-call keeps them). ``openings`` (optional) are
     start positions used in turn.
+
+    Workers sharing an iteration: ``claim()`` is asked before each game starts
+    and a game starts only when it returns True (a shared counter, so that a
+    worker slowed down by a busy core plays fewer games instead of keeping the
+    others waiting); ``num_games`` then bounds this worker's games and
+    ``parallel`` (default ``parallel_games``) the games it plays at once.
     """
     rules = get_rules(variant)
     torch.manual_seed(seed)
@@ -137,7 +161,7 @@ def play_selfplay_games(
         net.load_state_dict(weights)
     evaluator = make_evaluator(net, device)
     rng = np.random.default_rng(seed)
-    n = min(selfplay_config.parallel_games, num_games)
+    n = max(1, min(parallel or selfplay_config.parallel_games, num_games))
     mcts = BatchedMCTS(rules, n, mcts_config)
     games = LegGames(rules, n, track_moves=True)
     playing = np.zeros(n, dtype=np.bool_)
@@ -147,13 +171,13 @@ def play_selfplay_games(
 
     def start(i: int) -> None:
         nonlocal started
-        if started >= num_games:
+        if started >= num_games or (claim is not None and not claim()):
             playing[i] = False
             return
         games.load(i, openings[started % len(openings)] if openings else Board(rules))
         started += 1
         playing[i] = True
-        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": []}
+        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "seconds": dict.fromkeys(PHASES, 0.0)}
 
     def finish(i: int, winner: int, adjudicated: bool = False) -> None:
         r = recs[i]
@@ -172,6 +196,7 @@ def play_selfplay_games(
                 adjudicated=adjudicated and winner >= 0,
                 moves=[str(m) for m in board.move_stack],
                 plies=len(board.move_stack),
+                seconds={k: round(v, 4) for k, v in r["seconds"].items()},
             )
         )
         if on_game is not None:
@@ -191,9 +216,24 @@ def play_selfplay_games(
         elif len(games.boards[i].move_stack) >= selfplay_config.max_moves:
             finish(i, adjudicate(games.boards[i], selfplay_config.adjudicate_margin), adjudicated=True)
 
+    def charge(phase: str, seconds: float, games_now: np.ndarray) -> None:
+        share = seconds / max(len(games_now), 1)
+        for i in games_now:
+            recs[i]["seconds"][phase] += share
+
+    net_seconds = [0.0]
+
+    def timed_evaluator(obs: np.ndarray, masks: np.ndarray):
+        t = time.perf_counter()
+        out = evaluator(obs, masks)
+        net_seconds[0] += time.perf_counter() - t
+        return out
+
     for i in range(n):
         start(i)
     while playing.any():
+        t_round = time.perf_counter()
+        on_board = np.flatnonzero(playing)
         # play forced legs (one legal choice) without search, until every live game has a choice
         need = np.zeros(n, dtype=np.bool_)
         for i in range(n):
@@ -212,9 +252,18 @@ def play_selfplay_games(
         budget = np.where(
             full, mcts_config.simulations, min(selfplay_config.quick_simulations, mcts_config.simulations)
         )
+        searched = np.flatnonzero(need)
+        t_search = time.perf_counter()
+        net_before = net_seconds[0]
         # quick searches get no exploration noise
-        result = mcts.search(games.games, need, evaluator, rng, simulations=budget, explore=full)
-        for i in np.flatnonzero(need):
+        result = mcts.search(games.games, need, timed_evaluator, rng, simulations=budget, explore=full)
+        t_done = time.perf_counter()
+        network = net_seconds[0] - net_before
+        charge("network", network, searched)
+        charge("search", t_done - t_search - network, searched)
+        charge("play", t_search - t_round, on_board[playing[on_board]])
+        t_round = time.perf_counter()
+        for i in searched:
             if full[i]:
                 acts, probs = sparse_policy(result.policy[i], masks[i])
                 r = recs[i]
@@ -228,5 +277,6 @@ def play_selfplay_games(
                 leg = int(result.action[i])  # gumbel: sequential halving's winner (its noise explores)
             else:
                 leg = choose_leg(result.visits[i], selfplay_config.temperature if hot else None, rng)
+            recs[i]["seconds"]["play"] += (time.perf_counter() - t_round) / max(len(searched), 1)
             advance(i, leg)
     return finished

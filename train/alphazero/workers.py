@@ -10,8 +10,17 @@ iteration keeps the games already finished, as the single-process path does.
 
 Processes are started with ``spawn`` (forking a process that has torch's
 thread pools is unsafe). Worker ``k`` of an iteration plays with seed
-``seed + k * 7919``; the games come back in (worker, finishing order), so a
-run is reproducible for a given number of workers.
+``seed + k * 7919``.
+
+Games are shared out as the iteration goes (``dynamic=True``, the default):
+each worker starts with three quarters of an even share of the games at once
+(its network batch), and the rest go to whichever worker frees a slot first,
+through a counter the workers share. A worker slowed down by a busy core
+then plays fewer games instead of keeping the others idle while it finishes
+its half. Which worker plays which game then depends on timing; with
+``dynamic=False`` each worker plays a fixed share and the games come back
+in (worker, finishing order), so a run is reproducible for a given number
+of workers.
 
 Workers ignore SIGINT: Ctrl-C reaches the trainer, which saves the games
 received so far and then :meth:`SelfPlayPool.close` ends the workers.
@@ -37,16 +46,27 @@ from .selfplay import GameRecord, play_selfplay_games
 __all__ = ["SelfPlayPool"]
 
 _WORKER_QUEUE = None
+_CLAIMED = None  # games of the iteration started by any worker (a shared counter)
 
 
-def _init_worker(results, threads: int) -> None:
-    global _WORKER_QUEUE
+def _init_worker(results, claimed, threads: int) -> None:
+    global _WORKER_QUEUE, _CLAIMED
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     tune_process(torch_threads=threads)  # a worker process is an entry point: its threads are set here
     _WORKER_QUEUE = results
+    _CLAIMED = claimed
 
 
-def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device) -> int:
+def _claim_one(total: int) -> bool:
+    with _CLAIMED.get_lock():
+        if _CLAIMED.value >= total:
+            return False
+        _CLAIMED.value += 1
+        return True
+
+
+def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
+                dynamic_total: int, parallel: int) -> int:  # fmt: skip
     finished = 0
 
     def send(record: GameRecord) -> None:
@@ -54,8 +74,9 @@ def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_conf
         _WORKER_QUEUE.put((job, finished, record))
         finished += 1
 
+    claim = (lambda: _claim_one(dynamic_total)) if dynamic_total else None
     play_selfplay_games(weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
-                        on_game=send)  # fmt: skip
+                        on_game=send, claim=claim, parallel=parallel)  # fmt: skip
     return finished
 
 
@@ -68,7 +89,8 @@ class SelfPlayPool:
         self.workers = int(workers)
         ctx = mp.get_context("spawn")
         self._results = ctx.Queue()
-        self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._results, threads))
+        self._claimed = ctx.Value("q", 0)
+        self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._results, self._claimed, threads))
 
     def play(
         self,
@@ -81,18 +103,33 @@ class SelfPlayPool:
         num_games: int,
         device: str = "cpu",
         on_game: Callable[[GameRecord], None] | None = None,
+        dynamic: bool = True,
     ) -> list[GameRecord]:
-        """``num_games`` games split among the workers; ``on_game(record)`` as each one arrives.
+        """``num_games`` games shared among the workers; ``on_game(record)`` as each one arrives.
 
-        Returns them ordered by worker, then by the order they finished in.
+        Returns them ordered by worker, then by the order they finished in
+        (see the module docstring for ``dynamic``).
         """
-        shares = [num_games // self.workers + (1 if k < num_games % self.workers else 0) for k in range(self.workers)]
         weights = {k: v.detach().cpu() for k, v in weights.items()}
+        even = -(-num_games // self.workers)
+        if dynamic and self.workers > 1:
+            with self._claimed.get_lock():
+                self._claimed.value = 0
+            parallel = min(selfplay_config.parallel_games, max(1, -(-3 * even // 4)))
+            shares = [num_games] * self.workers  # each may play them all; the shared counter stops them at the total
+            total = num_games
+        else:
+            shares = [
+                num_games // self.workers + (1 if k < num_games % self.workers else 0) for k in range(self.workers)
+            ]
+            parallel = selfplay_config.parallel_games
+            total = 0
         pending = []
         for job, share in enumerate(shares):
             if share == 0:
                 continue
-            args = (job, weights, net_config, rules, mcts_config, selfplay_config, seed + job * 7919, share, device)
+            args = (job, weights, net_config, rules, mcts_config, selfplay_config, seed + job * 7919, share, device,
+                    total, parallel)  # fmt: skip
             pending.append(self._pool.apply_async(_play_share, args))
         received: list[tuple[int, int, GameRecord]] = []
         while len(received) < num_games:
