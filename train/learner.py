@@ -26,8 +26,11 @@ class Learner(Protocol):
     algo: str
     """The algorithm's name (``cfg.algo``)."""
 
-    def iterate(self, progress: bool) -> dict[str, float]:
-        """Play and learn one iteration; returns its statistics (one row of ``train.csv``)."""
+    def iterate(self, progress: bool, budget_used: float = 0.0) -> dict[str, float]:
+        """Play and learn one iteration; returns its statistics (one row of ``train.csv``).
+
+        ``budget_used`` is the share of the run's training budget already spent (0 to 1), for
+        schedules that follow the budget (a learning rate decaying to the end of the run)."""
         ...
 
     @property

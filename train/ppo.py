@@ -174,8 +174,8 @@ class PPOLearner:
             actions, logp = _sample_masked(logits.cpu(), m.cpu(), self.generator)
         return actions.numpy(), logp.numpy(), values.cpu().numpy()
 
-    def iterate(self, progress: bool = False) -> dict[str, float]:
-        """One rollout and PPO update; returns statistics."""
+    def iterate(self, progress: bool = False, budget_used: float = 0.0) -> dict[str, float]:
+        """One rollout and PPO update; returns statistics (``budget_used`` is not used: a constant rate)."""
         with progress_bar(self.config.rollout_steps, f"rollout {self.iteration}", progress, "step") as bar:
             stats = self._rollout_and_update(bar.update)
         stats["games"] = self.games_finished

@@ -240,7 +240,7 @@ class Run:
             self._log([], self._evaluate_now(force=True))
         while self.train_seconds < budget:
             t0 = time.perf_counter()
-            stats = self.learner.iterate(cfg.progress)
+            stats = self.learner.iterate(cfg.progress, min(1.0, self.train_seconds / budget))
             self.train_seconds += time.perf_counter() - t0
             self.iteration += 1
             row = {"iteration": self.iteration, "train_minutes": round(self.train_seconds / 60, 3), **stats}

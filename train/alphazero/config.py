@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from agents.mcts import MCTSConfig
 
@@ -69,6 +70,12 @@ class AlphaZeroConfig:
     """AdamW step size."""
     weight_decay: float = 1e-4
     """AdamW weight decay."""
+    lr_schedule: Literal["constant", "cosine"] = "constant"
+    """``cosine``: the step size follows a half cosine from ``learning_rate`` down to
+    ``final_lr_fraction * learning_rate`` over the run's training budget (it follows the minutes
+    spent, so a resumed run continues the same curve)."""
+    final_lr_fraction: float = 0.1
+    """Where the cosine schedule ends, as a share of ``learning_rate``."""
     gate_games: int = 0
     """Games of the new network against the previous best after each iteration (0: every new network is
     accepted, as in AlphaZero; >0: AlphaGo Zero gating)."""
@@ -88,5 +95,7 @@ class AlphaZeroConfig:
             raise ValueError(f"alphazero.gate_games must not be negative, got {self.gate_games}")
         if self.eval_simulations < 2:
             raise ValueError(f"alphazero.eval_simulations must be at least 2, got {self.eval_simulations}")
+        if self.lr_schedule not in ("constant", "cosine") or not 0 < self.final_lr_fraction <= 1:
+            raise ValueError("alphazero.lr_schedule must be constant or cosine, final_lr_fraction in (0, 1]")
         if self.sample_reuse <= 0 or self.learning_rate <= 0 or self.weight_decay < 0:
             raise ValueError("alphazero.sample_reuse and learning_rate must be positive, weight_decay not negative")

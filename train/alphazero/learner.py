@@ -87,7 +87,7 @@ class AlphaZeroLearner:
 
     # ------------------------------------------------------------ one iteration
 
-    def iterate(self, progress: bool) -> dict[str, float]:
+    def iterate(self, progress: bool, budget_used: float = 0.0) -> dict[str, float]:
         stats: dict[str, float] = {}
         # 1. self-play: the games this iteration still needs (a resumed one keeps those already logged)
         logged = self.log.count - self.games_trained
@@ -116,6 +116,10 @@ class AlphaZeroLearner:
 
         # 2. training: about sample_reuse samples per new position, on as many threads as are fastest now
         t0 = time.perf_counter()
+        lr = self._learning_rate(budget_used)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        stats["learning_rate"] = lr
         n_steps = max(1, math.ceil(self._untrained * self.az.sample_reuse / self.az.batch_size))
         losses: list[dict[str, float]] = []
         self._threads.reprobe()
@@ -174,6 +178,13 @@ class AlphaZeroLearner:
                     self._pool = SelfPlayPool(self._workers)
                 return self._pool.play(*args, on_game=received)
             return play_selfplay_games(*args, on_game=received)
+
+    def _learning_rate(self, budget_used: float) -> float:
+        base = self.az.learning_rate
+        if self.az.lr_schedule == "constant":
+            return base
+        low = base * self.az.final_lr_fraction
+        return low + 0.5 * (base - low) * (1.0 + math.cos(math.pi * min(max(budget_used, 0.0), 1.0)))
 
     def _gate(self, progress: bool) -> float:
         new = self._player(self.weights(), "new network")

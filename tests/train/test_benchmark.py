@@ -1,0 +1,41 @@
+"""The learning benchmark's command line with a tiny budget, and its config overrides."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("tyro")
+
+from train import benchmark  # noqa: E402
+from train.config import TrainConfig  # noqa: E402
+
+
+def test_overrides_reach_nested_and_frozen_fields():
+    cfg = benchmark.apply_overrides(
+        TrainConfig(),
+        ["alphazero.mcts.root=gumbel", "alphazero.mcts.simulations=16", "net.channels=64", "eval_opponents=random,minimax:1",
+         "alphazero.selfplay.full_search_share=0.25", "progress=false"],
+    )  # fmt: skip
+    assert cfg.alphazero.mcts.root == "gumbel" and cfg.alphazero.mcts.simulations == 16
+    assert cfg.net.channels == 64 and cfg.eval_opponents == ("random", "minimax:1")
+    assert cfg.alphazero.selfplay.full_search_share == 0.25 and cfg.progress is False
+    for bad in ("alphazero.nope=1", "net.channels=x", "progress=maybe", "minutes"):
+        with pytest.raises(ValueError):
+            benchmark.apply_overrides(TrainConfig(), [bad])
+
+
+def test_tiny_benchmark_writes_its_table(tmp_path, capsys):
+    tiny = ["net.channels=8", "net.blocks=1", "net.value_hidden=8", "alphazero.mcts.simulations=3",
+            "alphazero.eval_simulations=3", "alphazero.games_per_iteration=2", "alphazero.workers=1",
+            "alphazero.selfplay.parallel_games=2", "alphazero.selfplay.max_moves=10", "threads=1"]  # fmt: skip
+    argv = ["--variants", "american", "--minutes", "0.0001", "--games", "2", "--simulations", "3",
+            "--opponents", "random", "--curve-games", "2", "--curve-opponents", "random", "--run-dir", str(tmp_path),
+            "--no-progress", "--tag", "t"] + [x for o in tiny for x in ("--set", o)]  # fmt: skip
+    assert benchmark.main(argv) == 0
+    doc = json.loads((tmp_path / "benchmark-t.json").read_text())
+    assert doc["results"][0]["opponent"] == "random" and doc["results"][0]["games"] == 2
+    assert doc["runs"][0]["games"] == 2 and doc["runs"][0]["gradient_steps"] >= 1
+    assert "| american | alphazero |" in (tmp_path / "benchmark-t.md").read_text()
