@@ -154,7 +154,7 @@ def test_raw_env_rejects_illegal_actions_without_changing_state():
     before = e.board.fen()
     legal = e.legal_actions()
     illegal = next(a for a in range(896) if a not in legal)
-    for bad in (illegal, -1, 896, 10**6):
+    for bad in (illegal, -1, 896, 10**6, 2**70, -(2**70), np.uint64(2**64 - 1)):
         with pytest.raises(IllegalMoveError, match=r"legal actions: \["):
             e.step(bad)
     for bad in (1.5, "3", None, True, np.float32(2)):

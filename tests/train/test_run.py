@@ -395,3 +395,13 @@ def test_run_loop_never_branches_on_the_algorithm():
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in names]
     compares = [n for n in ast.walk(tree) if isinstance(n, ast.Compare)]
     assert not [c for c in compares if "algo" in ast.unparse(c)]
+
+
+def test_progress_is_plain_lines_when_output_is_not_a_terminal(capsys):
+    from train.progress import progress_bar
+
+    with progress_bar(3, "self-play", True, "game") as bar:
+        for _ in range(3):
+            bar.update(1)
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.strip().splitlines() == ["self-play: 3/3 games (0 s) done"]
