@@ -43,3 +43,15 @@ def test_playout_cap_randomisation_stores_only_full_searches():
     assert all(g.value_targets.shape == g.colours.shape for g in some)
     with pytest.raises(ValueError, match="full_search_share"):
         SelfPlayConfig(full_search_share=0.0)
+
+
+def test_search_value_weight_mixes_the_root_value_into_the_targets():
+    mcts = MCTSConfig(simulations=6)
+    base = SelfPlayConfig(parallel_games=2, max_moves=10, adjudicate_margin=0.0)  # capped games are draws: z = 0
+    plain = _games(mcts, base, n=2)
+    mixed = _games(mcts, SelfPlayConfig(parallel_games=2, max_moves=10, adjudicate_margin=0.0, search_value_weight=1.0),
+                   n=2)  # fmt: skip
+    assert [g.moves for g in plain] == [g.moves for g in mixed]
+    assert all(not g.value_targets.any() for g in plain if g.winner < 0)
+    assert any(np.abs(g.value_targets).sum() > 0 for g in mixed)  # the root values came through
+    assert all(np.abs(g.value_targets).max() <= 1.0 for g in mixed)

@@ -35,6 +35,10 @@ class SelfPlayConfig:
     the game on faster, and are not stored. 1: every leg is a full search."""
     quick_simulations: int = 8
     """Simulations of a quick search (when ``full_search_share`` < 1)."""
+    search_value_weight: float = 0.0
+    """Weight of the search's root value in a position's value target (0: the game's result alone). The
+    result of one game is a noisy target for every position in it; mixing in the search's own estimate
+    (``(1 - w) * result + w * root value``) lowers that noise, at the price of some bias early on."""
 
     def __post_init__(self) -> None:
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
@@ -45,6 +49,8 @@ class SelfPlayConfig:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share!r}")
         if self.quick_simulations < 2:
             raise ValueError(f"quick_simulations must be at least 2, got {self.quick_simulations!r}")
+        if not 0.0 <= self.search_value_weight <= 1.0:
+            raise ValueError(f"search_value_weight must be in [0, 1], got {self.search_value_weight!r}")
 
 
 @dataclass

@@ -66,7 +66,8 @@ class GameRecord:
     value_targets: np.ndarray
     """``float32[T]``: what the value head learns for each position: the result for the player to move
     (+1 win, -1 loss, 0 draw; +-``adjudicated_value`` when the game was adjudicated), times the MCTS
-    ``discount`` once per whole move between the position and the end of the game."""
+    ``discount`` once per whole move between the position and the end of the game; mixed with the
+    search's root value when ``search_value_weight`` is set."""
     winner: int
     """0 White, 1 Black, -1 draw (a game stopped at ``max_moves`` is adjudicated, see SelfPlayConfig)."""
     adjudicated: bool = False
@@ -177,7 +178,8 @@ def play_selfplay_games(
         games.load(i, openings[started % len(openings)] if openings else Board(rules))
         started += 1
         playing[i] = True
-        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "seconds": dict.fromkeys(PHASES, 0.0)}
+        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
+                   "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
 
     def finish(i: int, winner: int, adjudicated: bool = False) -> None:
         r = recs[i]
@@ -185,6 +187,9 @@ def play_selfplay_games(
         colours = np.array(r["colours"], dtype=np.int8)
         scale = selfplay_config.adjudicated_value if adjudicated else 1.0
         targets = value_targets(colours, np.array(r["ply"]), board.ply, winner, scale, mcts_config.discount)
+        w = selfplay_config.search_value_weight
+        if w > 0 and len(targets):
+            targets = ((1 - w) * targets + w * np.array(r["q"], dtype=np.float32)).astype(np.float32)
         finished.append(
             GameRecord(
                 observations=np.array(r["obs"], dtype=np.float16).reshape(-1, *games.obs.shape[1:]),
@@ -272,6 +277,7 @@ def play_selfplay_games(
                 r["probs"].append(probs)
                 r["colours"].append(int(games.to_move(i)))
                 r["ply"].append(games.moves_played(i))
+                r["q"].append(float(result.root_value[i]))
             hot = games.moves_played(i) < selfplay_config.temperature_moves
             if result.action[i] >= 0:
                 leg = int(result.action[i])  # gumbel: sequential halving's winner (its noise explores)
