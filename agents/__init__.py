@@ -22,7 +22,7 @@ from .random_agent import RandomAgent
 
 # checkpoints need torch: their loader is named here and imported on first use
 register_agent_loader(
-    ".pt", "agents.checkpoint:load_agent_spec", "PATH.pt[:sims=N,time=SECONDS] (a trained checkpoint)"
+    ".pt", "agents.checkpoint:load_agent_spec", "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel] (a trained checkpoint)"
 )
 
 __all__ = [

@@ -227,6 +227,7 @@ def load_agent(
     seed: int | None = None,
     simulations: int | None = None,
     time: float = 0.0,
+    root: str | None = None,
     device: str = "cpu",
     **net_overrides: int,
 ) -> Agent:
@@ -239,6 +240,7 @@ def load_agent(
         seed: the agent's random generator seed (tie-breaking).
         simulations: MCTS simulations per searched leg (alphazero; default: as trained).
         time: seconds a move may take (alphazero; 0: no bound).
+        root: how the root is searched, ``"puct"`` or ``"gumbel"`` (alphazero; default: as trained).
         device: torch device of the network.
         **net_overrides: the expected network size (``channels=``, ``blocks=``);
             a mismatch raises :class:`CheckpointError`.
@@ -271,21 +273,27 @@ def load_agent(
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
         if simulations is not None:
             mcts = MCTSConfig(**{**asdict(mcts), "simulations": int(simulations)})
+        if root is not None:
+            try:
+                mcts = MCTSConfig(**{**asdict(mcts), "root": root})
+            except ValueError as exc:
+                raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
         return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time)
-    if simulations is not None or time:
+    if simulations is not None or time or root is not None:
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search (no sims or time)")
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
-_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float}
-_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS"
+_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str}
+_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel"
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
-    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S]``.
+    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S,root=R]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
-    a move may take; without them the checkpoint plays as it was trained.
+    a move may take, ``root`` the root search (``puct`` or ``gumbel``);
+    without them the checkpoint plays as it was trained.
     """
     spec = f"{path}:{options}" if options else path
     opts = parse_options(options, _SPEC_OPTIONS, spec, _SPEC_USAGE)
@@ -295,7 +303,9 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     if opts.get("time", 0.0) < 0:
         raise AgentSpecError(f"time must not be negative in {spec!r}")
     try:
-        agent = load_agent(path, variant, seed=seed, simulations=sims, time=opts.get("time", 0.0))
+        agent = load_agent(
+            path, variant, seed=seed, simulations=sims, time=opts.get("time", 0.0), root=opts.get("root")
+        )
     except AgentSpecError:
         raise
     except Exception as exc:  # a corrupt or mismatched file: report it as bad input

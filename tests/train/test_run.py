@@ -333,7 +333,10 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     assert tuned.mcts_config.simulations == 5 and tuned.time == 0.25
     assert tuned.name == f"{path}:sims=5,time=0.25"
     _plays(tuned)
-    for bad in (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x"):
+    gumbel = make_agent(f"{path}:root=gumbel", "american", seed=3)
+    assert gumbel.mcts_config.root == "gumbel"
+    _plays(gumbel)
+    for bad in (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta"):
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
 
