@@ -37,7 +37,7 @@ from checkers_env.game import LegGames
 from checkers_env.observation import NUM_PLANES
 
 from .base import Agent
-from .mcts import BatchedMCTS, Evaluator, MCTSConfig
+from .mcts import BatchedMCTS, CachingEvaluator, Evaluator, MCTSConfig
 from .networks import PolicyValueNet, masked_log_softmax, masked_softmax
 
 __all__ = ["make_evaluator", "choose_leg", "MCTSAgent", "PolicyAgent"]
@@ -178,7 +178,7 @@ class MCTSAgent(_LegPlayer):
         self.net = net.eval()
         self.device = torch.device(device)
         self.mcts_config = mcts_config or MCTSConfig()
-        self.evaluator = make_evaluator(net, self.device)
+        self.evaluator = CachingEvaluator(make_evaluator(net, self.device))
         self.time = float(time)
         """Seconds a move may take (0: no bound)."""
         self._mcts = BatchedMCTS(self.rules, 1, self.mcts_config)

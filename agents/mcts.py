@@ -40,6 +40,7 @@ num_actions]``), the root value, and (Gumbel) the leg chosen.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -580,6 +581,61 @@ class SearchResult(NamedTuple):
     action: np.ndarray
     """``int64[B]``: the leg the search chose (gumbel: sequential halving's winner; puct: -1, the caller
     chooses from the visits)."""
+
+
+class CachingEvaluator:
+    """An :data:`Evaluator` that remembers: each distinct position is sent to the wrapped evaluator once.
+
+    Self-play games start from the same position and their trees, searched
+    side by side, ask for the same leaves again and again in the opening (and
+    transpositions later): equal rows of a batch are evaluated once, and the
+    answers of the last ``capacity`` distinct positions are kept (in 36
+    self-play games of american at 32 simulations, 37% of the positions the
+    searches asked for had been asked before). A position is its observation
+    planes and mask, keyed by a 128-bit digest, and only its legal legs'
+    priors are stored. Priors are copied out, so a search that adds noise to
+    its root changes nothing here.
+    """
+
+    def __init__(self, evaluator: Evaluator, capacity: int = 200_000):
+        self.evaluator = evaluator
+        self.capacity = int(capacity)
+        self._cache: dict[bytes, tuple[np.ndarray, np.ndarray, float]] = {}
+        self.asked = 0
+        """Positions asked for."""
+        self.evaluated = 0
+        """Positions sent to the wrapped evaluator."""
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = len(obs)
+        priors = np.zeros(masks.shape, dtype=np.float32)
+        values = np.zeros(n, dtype=np.float32)
+        todo: dict[bytes, list[int]] = {}
+        for i in range(n):
+            key = hashlib.blake2b(obs[i].tobytes() + masks[i].tobytes(), digest_size=16).digest()
+            hit = self._cache.get(key)
+            if hit is None:
+                todo.setdefault(key, []).append(i)
+            else:
+                legal, p, values[i] = hit
+                priors[i, legal] = p
+        self.asked += n
+        if todo:
+            first = [rows[0] for rows in todo.values()]
+            p, v = self.evaluator(obs[first], masks[first])
+            self.evaluated += len(first)
+            if len(self._cache) + len(first) > self.capacity:
+                self._cache.clear()  # a simple bound: the cache refills with what the searches ask for now
+            for j, (key, rows) in enumerate(todo.items()):
+                priors[rows] = p[j]
+                values[rows] = v[j]
+                legal = np.flatnonzero(masks[first[j]]).astype(np.int16)
+                self._cache[key] = (legal, p[j, legal].astype(np.float32), float(v[j]))
+        return priors, values
+
+    def clear(self) -> None:
+        """Forget every position (for a new network)."""
+        self._cache.clear()
 
 
 def uniform_evaluator(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

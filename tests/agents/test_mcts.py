@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.mcts import BatchedMCTS, MCTSConfig, halving_schedule, uniform_evaluator
+from agents.mcts import BatchedMCTS, CachingEvaluator, MCTSConfig, halving_schedule, uniform_evaluator
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
 from checkers_env.game import game_from_board
@@ -159,3 +159,29 @@ def test_per_tree_budgets():
     assert result.visits[0].sum() == 19 and result.visits[1].sum() == 4
     with pytest.raises(ValueError, match="simulations"):
         mcts.search(games, np.ones(2, dtype=np.bool_), uniform_evaluator, simulations=np.array([21, 5]))
+
+
+def test_caching_evaluator_sends_each_distinct_position_once_and_answers_the_same():
+    calls = []
+
+    def counting(obs, masks):
+        calls.append(len(obs))
+        rng = np.random.default_rng(len(calls))
+        return uniform_evaluator(obs, masks)[0], rng.uniform(-1, 1, len(obs)).astype(np.float32)
+
+    board = Board("american")
+    cached = CachingEvaluator(counting)
+    mcts = BatchedMCTS("american", 4, MCTSConfig(simulations=12))
+    games = np.stack([game_from_board(board)] * 4)
+    mcts.search(games, np.ones(4, dtype=np.bool_), cached, np.random.default_rng(0))
+    assert cached.evaluated < cached.asked  # four trees of one position share their evaluations
+    obs = np.random.default_rng(1).random((3, 8, 8, 8)).astype(np.float32)
+    masks = np.zeros((3, 896), dtype=np.int8)
+    masks[:, [5, 9]] = 1
+    obs[2] = obs[0]
+    before = cached.evaluated
+    p, v = cached(obs, masks)
+    assert cached.evaluated - before == 2 and v[0] == v[2] and np.array_equal(p[0], p[2])
+    p2, v2 = cached(obs, masks)
+    assert cached.evaluated - before == 2 and np.array_equal(p, p2) and np.array_equal(v, v2)
+    assert set(np.flatnonzero(p[0])) == {5, 9}

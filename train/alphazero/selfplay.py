@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from agents.learned import choose_leg, make_evaluator
-from agents.mcts import BatchedMCTS, MCTSConfig
+from agents.mcts import BatchedMCTS, CachingEvaluator, MCTSConfig
 from agents.networks import NetConfig, PolicyValueNet
 from checkers_env.core.board import Board
 from checkers_env.core.variants import Rules, get_rules
@@ -160,7 +160,7 @@ def play_selfplay_games(
     net = PolicyValueNet(rules.board_size, net_config)
     if weights is not None:
         net.load_state_dict(weights)
-    evaluator = make_evaluator(net, device)
+    evaluator = CachingEvaluator(make_evaluator(net, device))
     rng = np.random.default_rng(seed)
     n = max(1, min(parallel or selfplay_config.parallel_games, num_games))
     mcts = BatchedMCTS(rules, n, mcts_config)
