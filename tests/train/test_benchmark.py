@@ -17,11 +17,11 @@ def test_overrides_reach_nested_and_frozen_fields():
     cfg = benchmark.apply_overrides(
         TrainConfig(),
         ["alphazero.mcts.root=gumbel", "alphazero.mcts.simulations=16", "net.channels=64", "eval_opponents=random,minimax:1",
-         "alphazero.selfplay.full_search_share=0.25", "progress=false"],
+         "alphazero.selfplay.full_search_share=0.5", "progress=false"],
     )  # fmt: skip
     assert cfg.alphazero.mcts.root == "gumbel" and cfg.alphazero.mcts.simulations == 16
     assert cfg.net.channels == 64 and cfg.eval_opponents == ("random", "minimax:1")
-    assert cfg.alphazero.selfplay.full_search_share == 0.25 and cfg.progress is False
+    assert cfg.alphazero.selfplay.full_search_share == 0.5 and cfg.progress is False
     for bad in ("alphazero.nope=1", "net.channels=x", "progress=maybe", "minutes"):
         with pytest.raises(ValueError):
             benchmark.apply_overrides(TrainConfig(), [bad])

@@ -29,11 +29,12 @@ class SelfPlayConfig:
     adjudicated_value: float = 0.5
     """Value target of an adjudicated win (a real win is 1): being ahead is not the same as winning, and
     a lower value teaches the search to finish games rather than hold a lead until the cap."""
-    full_search_share: float = 1.0
+    full_search_share: float = 0.25
     """Playout cap randomisation (KataGo): the share of searched legs that get the full ``mcts.simulations``;
     only they are stored as training positions. The others get ``quick_simulations`` and no noise, play
-    the game on faster, and are not stored. 1: every leg is a full search."""
-    quick_simulations: int = 8
+    the game on faster, and are not stored. 1: every leg is a full search. The default (a quarter of legs
+    at 64 simulations, the rest at 16) won the equal-time comparison in docs/BENCHMARKS.md."""
+    quick_simulations: int = 16
     """Simulations of a quick search (when ``full_search_share`` < 1)."""
     search_value_weight: float = 0.0
     """Weight of the search's root value in a position's value target (0: the game's result alone). The
@@ -57,8 +58,8 @@ class SelfPlayConfig:
 class AlphaZeroConfig:
     """Settings of the AlphaZero learner (``--alphazero.*`` on the command line)."""
 
-    mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=32, discount=0.99))
-    """Search settings of self-play."""
+    mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=64, discount=0.99))
+    """Search settings of self-play (``simulations`` is the full search of playout cap randomisation)."""
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     """How self-play games are played."""
     workers: int = 0
