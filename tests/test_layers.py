@@ -51,6 +51,8 @@ FORBIDDEN = {
 ALLOWED = {
     ("checkers_env/core/board.py", "checkers_env.render.svg"),
     ("checkers_env/core/board.py", "checkers_env.render.svg.board_to_svg"),
+    ("checkers_env/opponents.py", "agents"),
+    ("checkers_env/opponents.py", "agents.make_agent"),  # fmt: skip
 }
 
 
