@@ -52,7 +52,7 @@ ALLOWED = {
     ("checkers_env/core/board.py", "checkers_env.render.svg"),
     ("checkers_env/core/board.py", "checkers_env.render.svg.board_to_svg"),
     ("checkers_env/opponents.py", "agents"),
-    ("checkers_env/opponents.py", "agents.make_agent"),  # fmt: skip
+    ("checkers_env/opponents.py", "agents.make_agent"),
 }
 
 

@@ -39,16 +39,14 @@ class MissingDependencyError(ImportError):
 def missing(module: str, purpose: str, cause: BaseException | None = None) -> MissingDependencyError:
     """The error to raise when ``purpose`` cannot import ``module`` (a top-level name of :data:`EXTRA_OF`)::
 
-    try:
-        import torch
-    except ImportError as exc:
-        raise missing("torch", "the learned agents", exc) from exc
+        try:
+            import torch
+        except ImportError as exc:
+            raise missing("torch", "the learned agents", exc) from exc
     """
     extra, library = EXTRA_OF.get(module.split(".")[0], (None, module))
-    how = (
-        f"pip install 'checkers-env[{extra}]' (from a clone: pip install -e '.[{extra}]')"
-        if extra
-        else (f"pip install {module}")
+    how = f"pip install 'checkers-env[{extra}]' (from a clone: pip install -e '.[{extra}]')" if extra else (
+        f"pip install {module}"
     )
     detail = f" ({cause})" if cause is not None else ""
     return MissingDependencyError(f"{purpose} needs {library}, which is not installed{detail}; install it with: {how}")
