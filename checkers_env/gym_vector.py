@@ -83,7 +83,7 @@ from .encoding import make_tables, move_to_actions, num_actions
 from .game import G_WINNER, GAME_SIZE, STEP_TERMINATED, init_game, refresh_moves, step_game, write_observation
 from .observation import NUM_PLANES, PLY_SCALE
 from .opponents import resolve_opponent
-from .vector import LEGAL_CAPACITY, _clear_mask, _copy_words, sample_one
+from .vector import LEGAL_CAPACITY, _clear_mask, _copy_words, _sample, sample_one
 
 __all__ = ["GymVectorEnv", "AGENT_OPTIONS"]
 
@@ -322,6 +322,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         start[: mg.STATE_SIZE] = Board(rules).state
         self._games = np.zeros((e, GAME_SIZE), dtype=np.int64)
         self._rng = np.zeros(e, dtype=np.uint64)
+        self._learner_rng = np.zeros(e, dtype=np.uint64)
         self._env = (
             self._games, start, mg.make_params(rules), make_tables(size), mg.new_move_buffer(), mg.new_scratch(),
             self.max_moves, self.max_moves or PLY_SCALE, self.learner_colors, self._rng,
@@ -350,7 +351,9 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
 
     def _seed(self, seed: int | None) -> None:
         # the per-game generators of VectorEnv(seed=seed)
-        self._rng[:] = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
+        sequence = np.random.SeedSequence(seed)
+        self._rng[:] = sequence.generate_state(self.num_envs, dtype=np.uint64)
+        self._learner_rng[:] = sequence.spawn(1)[0].generate_state(self.num_envs, dtype=np.uint64)
         if seed is not None:
             self.action_space.seed(seed)
         if self.opponent.kind == "agent" and hasattr(self.opponent.player, "reset"):
@@ -509,13 +512,11 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         return self._masks.astype(bool)
 
     def sample_actions(self) -> np.ndarray:
-        """A uniformly random legal leg for the learner in every game (``int64[num_envs]``), from
-        ``action_space``'s generator (the games' own generators are the opponent's)."""
-        rng = self.action_space.np_random
+        """A uniformly random legal leg for the learner in every game (``int64[num_envs]``, a new array),
+        from generators of its own (seeded with the games' at ``reset(seed=...)``): the games' own
+        generators stay the opponent's."""
         out = np.empty(self.num_envs, dtype=np.int64)
-        for e in range(self.num_envs):  # a convenience for examples and checks, not a training path
-            legal = np.flatnonzero(self._masks[e])
-            out[e] = legal[rng.integers(len(legal))]
+        _sample(self._learner_rng, self._masks, self._legal, self._counts, out)
         return out
 
     def board(self, index: int) -> Board:
