@@ -416,8 +416,10 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
                 )
 
     def _infos(self) -> dict[str, Any]:
-        masks = self._masks if not self.copy else self._masks.copy()
-        infos: dict[str, Any] = {"action_mask": masks, "_action_mask": np.ones(self.num_envs, dtype=np.bool_)}
+        infos: dict[str, Any] = {
+            "action_mask": self._view(self._masks),
+            "_action_mask": np.ones(self.num_envs, dtype=np.bool_),
+        }
         if self._illegal.any():
             infos["illegal_action"] = self._illegal.copy()
             infos["_illegal_action"] = self._illegal.copy()
@@ -447,7 +449,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         ``seed`` reseeds the games' generators (and an agent opponent's).
         Returns the learner's observations and ``{"action_mask": int8[num_envs, A]}``.
         """
-        if seed is not None or not self._started:
+        if seed is not None:  # else the generators go on (from the constructor's seed at first)
             self._seed(seed)
         self._waiting[:] = False
         self._counts[:] = self._num_actions + LEGAL_CAPACITY
@@ -458,7 +460,10 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         self._play_opponent()
         self._ended[:] = False
         self._started = True
-        return self._view(self._obs), {"action_mask": self._view(self._masks)}
+        return self._view(self._obs), {
+            "action_mask": self._view(self._masks),
+            "_action_mask": np.ones(self.num_envs, dtype=np.bool_),
+        }
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One leg of the learner in every game, then the opponent's legs (module docstring)."""

@@ -232,3 +232,18 @@ def test_sb3_vec_env_trains_maskable_ppo():
             dones_seen += 1
             assert infos[k]["terminal_observation"].shape == (8, 8, 8) and "TimeLimit.truncated" in infos[k]
     assert dones_seen > 0
+
+
+def test_the_constructor_seed_replays_and_views_are_read_only():
+    a = GymVectorEnv("pool", 4, seed=7, copy=False)
+    b = GymVectorEnv("pool", 4, seed=7, copy=False)
+    a.reset()
+    b.reset()
+    for _ in range(30):
+        out_a = a.step(a.sample_actions())
+        out_b = b.step(b.sample_actions())
+        np.testing.assert_array_equal(out_a[0], out_b[0])
+    with pytest.raises(ValueError):
+        out_a[4]["action_mask"][0, 0] = 1
+    with pytest.raises(ValueError):
+        out_a[0][0, 0, 0, 0] = 1.0
