@@ -66,9 +66,11 @@ Drawing happens only when :meth:`raw_env.render` is called, never in ``step``.
 
 ### Registry
 
-Importing this module registers ``checkers/<variant>-v0`` for each named
-variant, so ``pettingzoo.make("aec", "checkers/russian-v0")`` gives the
-wrapped env (PettingZoo 1.26 and newer).
+``import checkers_env`` registers ``checkers/<variant>-v0`` for each named
+variant (:mod:`checkers_env.registration`), so
+``pettingzoo.make("aec", "checkers/russian-v0", max_moves=100)`` gives the
+wrapped env :func:`env` (PettingZoo 1.26 and newer); keyword arguments pass
+through to it.
 
 ### Version history
 
@@ -91,6 +93,7 @@ try:
 except ImportError as exc:
     raise missing(exc.name.split(".")[0] if exc.name else "pettingzoo", "the PettingZoo environment", exc) from exc
 
+from . import registration as _registration
 from .core import movegen as mg
 from .core.board import Board, Move
 from .core.errors import IllegalMoveError
@@ -380,23 +383,6 @@ class raw_env(AECEnv, EzPickle):
         return bool(self._game.legs_taken(0))
 
 
-def _register() -> list[str]:
-    """Register ``checkers/<variant>-v0`` for every named variant in PettingZoo's
-    AEC registry (PettingZoo >= 1.26 has one; older versions have none)."""
-    try:
-        from pettingzoo import aec_registry, register
-    except ImportError:  # pragma: no cover - older PettingZoo
-        return []
-    from .core.variants import variant_names
-
-    ids = []
-    for name in variant_names():
-        env_id = f"checkers/{name}-v0"
-        if env_id not in aec_registry:
-            register("aec", env_id, entry_point="checkers_env.aec:env", kwargs={"variant": name})
-        ids.append(env_id)
-    return ids
-
-
-registered_ids: list[str] = _register()
-"""Ids registered with ``pettingzoo.make("aec", id)``, e.g. ``"checkers/russian-v0"``."""
+registered_ids: list[str] = _registration.registered_ids["pettingzoo"]
+"""Ids registered with ``pettingzoo.make("aec", id)``, e.g. ``"checkers/russian-v0"``
+(by ``import checkers_env``; see :mod:`checkers_env.registration`)."""

@@ -119,34 +119,38 @@ def _step_all(
     return -1
 
 
-@kernel
-def _sample(rng, masks, legal, counts, out):
-    """One uniformly random legal action per game (splitmix64 per game)."""
+@kernel(inline="always")
+def sample_one(rng, e, mask, legal, count):
+    """Advance game ``e``'s generator (splitmix64) and return a uniformly random legal action
+    of its ``mask`` / ``legal[:count]`` (-1 when ``count`` is 0). The generator advances
+    whether or not an action is drawn."""
     golden = nb_uint64(0x9E3779B97F4A7C15)
     m1 = nb_uint64(0xBF58476D1CE4E5B9)
     m2 = nb_uint64(0x94D049BB133111EB)
-    cap = legal.shape[1]
+    rng[e] += golden
+    z = rng[e]
+    z = (z ^ (z >> nb_uint64(30))) * m1
+    z = (z ^ (z >> nb_uint64(27))) * m2
+    z = z ^ (z >> nb_uint64(31))
+    if count <= 0:
+        return -1
+    # Lemire's multiply-shift maps the high 32 bits onto 0..count-1 without a division
+    pick = np.int64(((z >> nb_uint64(32)) * nb_uint64(count)) >> nb_uint64(32))
+    if count <= legal.shape[0]:
+        return legal[pick]
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@kernel
+def _sample(rng, masks, legal, counts, out):
+    """One uniformly random legal action per game (:func:`sample_one`)."""
     for e in range(out.shape[0]):
-        rng[e] += golden
-        z = rng[e]
-        z = (z ^ (z >> nb_uint64(30))) * m1
-        z = (z ^ (z >> nb_uint64(27))) * m2
-        z = z ^ (z >> nb_uint64(31))
-        c = counts[e]
-        if c <= 0:
-            out[e] = -1
-            continue
-        # Lemire's multiply-shift maps the high 32 bits onto 0..c-1 without a division
-        pick = np.int64(((z >> nb_uint64(32)) * nb_uint64(c)) >> nb_uint64(32))
-        if c <= cap:
-            out[e] = legal[e, pick]
-        else:
-            for a in range(masks.shape[1]):
-                if masks[e, a]:
-                    if pick == 0:
-                        out[e] = a
-                        break
-                    pick -= 1
+        out[e] = sample_one(rng, e, masks[e], legal[e], counts[e])
 
 
 class VectorStep(NamedTuple):
