@@ -11,7 +11,9 @@ A backend offers the two kinds of game a run plays besides training:
   a match of the learner's agent against an opponent spec, as
   :func:`train.arena.evaluate`.
 
-and ``close()``. The run loop (:mod:`train.run`) makes one backend
+and ``start()`` (called before training begins, so that starting a
+cluster's workers is not charged to the training budget) and ``close()``.
+The run loop (:mod:`train.run`) makes one backend
 (:func:`make_backend`), hands it to the learner and evaluates through it:
 neither branches on which backend it is.
 
@@ -44,6 +46,9 @@ class LocalBackend:
 
     def __init__(self) -> None:
         self._pool: SelfPlayPool | None = None
+
+    def start(self) -> None:
+        """Nothing to start: the pool starts when an iteration first needs it."""
 
     def selfplay_pool(self, workers: int, games: int) -> SelfPlayPool | None:
         """A pool of ``workers`` processes (started on first use, kept until :meth:`close`); None for one

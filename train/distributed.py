@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import threading
 import time
 from collections import deque
@@ -286,8 +287,13 @@ class RayBackend:
                 # "local" starts a new Ray: without it ray.init joins any Ray already running on this machine
                 address = "local"
                 kwargs["num_cpus"] = usable_cores()
+            previous = signal.getsignal(signal.SIGTERM)
             ray.init(address=address, **kwargs)
             self._owns_ray = True
+            if previous is not None and threading.current_thread() is threading.main_thread():
+                # ray.init installs a SIGTERM handler that aborts the process; the run's own (stop, keep the
+                # finished games, resumable) is put back
+                signal.signal(signal.SIGTERM, previous)
         self._started = True
         self._scale()
         self._refresh(wait_all=True, timeout=self.start_timeout)
@@ -298,6 +304,17 @@ class RayBackend:
             )
         nodes = len({w.node for w in self._workers if w.state == "ready"})
         say(f"ray: {self.workers} workers on {nodes} node(s) ({self._resources_text()})")
+
+    def wait_for_workers(self, count: int, timeout: float) -> int:
+        """Wait up to ``timeout`` seconds until ``count`` actors are ready (adding actors if the cluster has
+        grown); returns how many are ready."""
+        self.start()
+        deadline = time.monotonic() + timeout
+        while True:
+            self._scale()
+            self._refresh(wait_all=True, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+            if self.workers >= count or time.monotonic() >= deadline:
+                return self.workers
 
     def _resources_text(self) -> str:
         res = ray.cluster_resources()

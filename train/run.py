@@ -243,6 +243,7 @@ class Run:
         verb = "resuming" if self.resumed else "training"
         say(f"{verb} {cfg.algo} on {self.rules.name} in {self.run_dir} (device {self.device}, "
             f"{self.train_seconds / 60:.1f} of {cfg.minutes} minutes done)")  # fmt: skip
+        self.backend.start()  # a cluster's workers start outside the training budget
         if self.last_eval_minutes < 0:
             self._log([], self._evaluate_now(force=True))
         while self.train_seconds < budget:
