@@ -55,6 +55,7 @@ from __future__ import annotations
 import os
 import queue
 import signal
+import socket
 import threading
 import time
 from collections import deque
@@ -227,6 +228,18 @@ class _Job:
         return [u for i, u in enumerate(self.units) if i not in self.finished]
 
 
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """``ValueError`` when nothing listens at ``HOST:PORT`` (ray.init would retry for minutes)."""
+    host, sep, port = address.rpartition("://")[2].rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "local", "auto": Ray's own
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"no Ray cluster answers at {address!r} ({exc}); start one with `ray start --head` "
+                         "or check --ray-address") from None  # fmt: skip
+
+
 def _cause(exc: BaseException) -> str:
     text = str(exc).lower()
     if "node" in text and ("died" in text or "dead" in text or "removed" in text):
@@ -287,8 +300,12 @@ class RayBackend:
                 # "local" starts a new Ray: without it ray.init joins any Ray already running on this machine
                 address = "local"
                 kwargs["num_cpus"] = usable_cores()
+            _check_reachable(address)
             previous = signal.getsignal(signal.SIGTERM)
-            ray.init(address=address, **kwargs)
+            try:
+                ray.init(address=address, **kwargs)
+            except (ConnectionError, ValueError, RuntimeError) as exc:  # a cluster that refuses us, ...
+                raise ValueError(f"cannot start or join Ray (address {address!r}): {exc}") from exc
             self._owns_ray = True
             if previous is not None and threading.current_thread() is threading.main_thread():
                 # ray.init installs a SIGTERM handler that aborts the process; the run's own (stop, keep the
@@ -296,7 +313,10 @@ class RayBackend:
                 signal.signal(signal.SIGTERM, previous)
         self._started = True
         self._scale()
-        self._refresh(wait_all=True, timeout=self.start_timeout)
+        deadline = time.monotonic() + self.start_timeout
+        self._refresh(until=lambda: self.workers > 0, timeout=self.start_timeout)
+        # the others get a minute more (actors start at different speeds); latecomers join when they are up
+        self._refresh(until=lambda: self.workers == len(self._workers), timeout=min(60.0, deadline - time.monotonic()))
         if not self.workers:
             raise RuntimeError(
                 f"no Ray worker started within {self.start_timeout:.0f} s (cluster resources: "
@@ -312,7 +332,7 @@ class RayBackend:
         deadline = time.monotonic() + timeout
         while True:
             self._scale()
-            self._refresh(wait_all=True, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+            self._refresh(until=lambda: self.workers >= count, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
             if self.workers >= count or time.monotonic() >= deadline:
                 return self.workers
 
@@ -343,9 +363,10 @@ class RayBackend:
             self._workers.append(_Worker(self._numbers, actor.remote()))
             self._numbers += 1
 
-    def _refresh(self, wait_all: bool = False, timeout: float = 0.0) -> None:
-        """Promote the actors that have come up (or back); with ``wait_all``, wait up to ``timeout`` seconds
-        for every starting one."""
+    def _refresh(self, until: Callable[[], bool] | None = None, timeout: float = 0.0) -> None:
+        """Promote the actors that have come up (or back); with ``until``, keep at it until ``until()`` holds
+        or ``timeout`` seconds have passed."""
+        wait_all = until is not None
         deadline = time.monotonic() + timeout
         while True:
             now = time.monotonic()
@@ -361,9 +382,7 @@ class RayBackend:
                     self._answered(w)
             elif wait_all:
                 time.sleep(0.2)  # only lost workers, whose next question is not due yet
-            if not wait_all or time.monotonic() >= deadline:
-                return
-            if all(w.state == "ready" for w in self._workers):
+            if not wait_all or time.monotonic() >= deadline or until():
                 return
 
     def _answered(self, w: _Worker) -> None:
@@ -392,7 +411,7 @@ class RayBackend:
                 raise RuntimeError(f"ray: no worker has been available for {self.stall_timeout:.0f} s "
                                    f"({self._resources_text()})")  # fmt: skip
             self._scale()
-            self._refresh(wait_all=True, timeout=1.0)
+            self._refresh(until=lambda: self.workers > 0, timeout=1.0)
         return self.workers
 
     def _node_alive(self, node: str) -> bool:
@@ -434,7 +453,7 @@ class RayBackend:
                             f"{sum(len(j.left()) for j in waiting)} waiting {unit} ({self._resources_text()})"
                         )
                     self._scale()
-                    self._refresh(wait_all=True, timeout=1.0)
+                    self._refresh(until=lambda: self.workers > 0, timeout=1.0)
                     continue
                 ready, _ = ray.wait(list(active), num_returns=1, timeout=0.5)
                 for stream in ready:

@@ -49,12 +49,18 @@ def cluster():
     """A head and one worker node, one CPU each. A test that removes the worker node adds one back."""
     if ray.is_initialized():
         ray.shutdown()
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={"num_cpus": 1, "object_store_memory": STORE, "include_dashboard": False},
-    )
-    cluster.add_node(num_cpus=1, object_store_memory=STORE)
-    cluster.wait_for_nodes()
+    for attempt in range(2):
+        cluster = Cluster()
+        try:
+            # Ray gives a node 30 s to register; on a busy machine the first try can miss that
+            cluster.add_node(num_cpus=1, object_store_memory=STORE, include_dashboard=False)
+            cluster.add_node(num_cpus=1, object_store_memory=STORE)
+            cluster.wait_for_nodes()
+            break
+        except Exception:
+            cluster.shutdown()
+            if attempt:
+                raise
     yield cluster
     if ray.is_initialized():
         ray.shutdown()
@@ -209,31 +215,32 @@ def test_removing_a_worker_node_mid_run_leaves_training_going(cluster, tmp_path,
 
     def play(self, *args, on_game=None, **kw):
         calls.append(0)
+        if len(calls) == 3:  # two iterations are enough: stop the run as Ctrl-C would
+            raise KeyboardInterrupt
 
         def received(game) -> None:
             on_game(game)
-            if len(calls) == 1 and not getattr(self, "_node_removed", False):
-                self._node_removed = True
+            if len(calls) == 1 and cluster.worker_nodes:  # the first game of the run has arrived
                 cluster.remove_node(node)
 
         return real_play(self, *args, on_game=received, **kw)
 
     monkeypatch.setattr(distributed.RayBackend, "play", play)
-    cfg = _tiny(tmp_path / "lost", backend="ray", ray_address=cluster.address, minutes=0.25, selfplay=ONE_AT_A_TIME,
-                games_per_iteration=6, final_games=2)  # fmt: skip
+    cfg = _tiny(tmp_path / "lost", backend="ray", ray_address=cluster.address, minutes=30, selfplay=ONE_AT_A_TIME,
+                games_per_iteration=6, eval_games=2)  # fmt: skip
     try:
-        result = train(cfg)
+        with pytest.raises(KeyboardInterrupt):
+            train(cfg)
     finally:
         _restore(cluster)
     err = capsys.readouterr().err
     assert "lost (node died)" in err, err
-    iterations = result["iterations"]
-    assert iterations >= 2  # training went on after the loss
-    assert result["final"][0]["games"] == 2  # the final evaluation ran on the worker that was left
     run = Run(_tiny(tmp_path / "lost"))
     try:
+        assert run.iteration == 2  # the iteration that lost the node, and one more on the worker left
+        assert [(row["opponent"], row["games"]) for row in run.history["eval"]] == [("random", 2)]
         log = run.learner.log
-        assert log.count == 6 * iterations  # every iteration logged exactly its games
+        assert log.count == 6 * 2  # every iteration logged exactly its games
         games = [g for _, g in GameLog(log.folder).read()]
         assert len(games) == log.count and all(_is_whole(g, "american", 12) for g in games)
         assert run.learner.buffer.size == sum(g.positions for g in games)  # the buffer holds those, whole
@@ -258,13 +265,12 @@ def test_sigterm_stops_a_ray_run_that_resumes_like_a_local_one(tmp_path):
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 150
-        while time.monotonic() < deadline and proc.poll() is None:
-            logged = sum(f.stat().st_size for f in (run_dir / "replay").glob("games-*.bin")) if run_dir.exists() else 0
-            if logged > 0:
-                break
+        deadline = time.monotonic() + 300
+        logged = 0
+        while time.monotonic() < deadline and proc.poll() is None and not logged:
             time.sleep(0.5)
-        assert proc.poll() is None, proc.communicate()[0]
+            logged = sum(f.stat().st_size for f in (run_dir / "replay").glob("games-*.bin")) if run_dir.exists() else 0
+        assert proc.poll() is None and logged, "no self-play game was logged in 300 s"
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
     finally:
@@ -286,3 +292,6 @@ def test_ray_options_are_checked(tmp_path, capsys):
     assert selfplay.main(["--ray-address", "auto", "--run-dir", str(tmp_path / "x")]) == 2
     assert "--backend ray" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+    # nothing listens there: a clear error at once, not Ray's minutes of retries
+    assert selfplay.main(["--backend", "ray", "--ray-address", "127.0.0.1:1", "--run-dir", str(tmp_path / "y")]) == 2
+    assert "no Ray cluster answers at '127.0.0.1:1'" in capsys.readouterr().err
