@@ -240,6 +240,10 @@ def _check_reachable(address: str, timeout: float = 10.0) -> None:
                          "or check --ray-address") from None  # fmt: skip
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _cause(exc: BaseException) -> str:
     text = str(exc).lower()
     if "node" in text and ("died" in text or "dead" in text or "removed" in text):
@@ -323,7 +327,7 @@ class RayBackend:
                 f"{ray.cluster_resources()}); does every node have this project installed?"
             )
         nodes = len({w.node for w in self._workers if w.state == "ready"})
-        say(f"ray: {self.workers} workers on {nodes} node(s) ({self._resources_text()})")
+        say(f"ray: {_count(self.workers, 'worker')} on {_count(nodes, 'node')} ({self._resources_text()})")
 
     def wait_for_workers(self, count: int, timeout: float) -> int:
         """Wait up to ``timeout`` seconds until ``count`` actors are ready (adding actors if the cluster has
@@ -394,12 +398,12 @@ class RayBackend:
             return
         except RayActorError as exc:  # gone for good (killed, or its constructor failed)
             self._workers.remove(w)
-            say(f"ray: worker {w.number} cannot be restarted ({_cause(exc)}); {self.workers} workers left")
+            say(f"ray: worker {w.number} cannot be restarted ({_cause(exc)}); {_count(self.workers, 'worker')} left")
             return
         back = w.state == "lost"
         w.state, w.node = "ready", info["node"]
         if back:
-            say(f"ray: worker {w.number} is back (node {w.node[:8]}); {self.workers} workers")
+            say(f"ray: worker {w.number} is back (node {w.node[:8]}); {_count(self.workers, 'worker')}")
 
     def _ready(self) -> int:
         """The number of ready workers, waiting (``stall_timeout``) for one when there is none."""
@@ -429,7 +433,7 @@ class RayBackend:
             next_number += 1
         cause = "node died" if w.node and not self._node_alive(w.node) else _cause(exc)
         say(f"ray: worker {w.number} lost ({cause}): {len(left)} unfinished {unit} dropped, queued again; "
-            f"{self.workers} workers left; it restarts when the cluster has room")  # fmt: skip
+            f"{_count(self.workers, 'worker')} left; it restarts when the cluster has room")  # fmt: skip
         return next_number
 
     def _run(self, jobs: list[_Job], submit: Callable, arrived: Callable[[_Job, object], None], unit: str) -> None:
