@@ -150,6 +150,46 @@ def test_actors_play_the_local_pools_games_and_evaluations_fan_out(cluster):
         backend.close()
 
 
+def test_an_evaluation_replays_only_the_openings_its_lost_workers_left(cluster, monkeypatch, capsys):
+    rules = get_rules("american")
+    net = PolicyValueNet(8, NET)
+    net.load_state_dict(_weights())
+    agent = MCTSAgent(net, rules, MCTSConfig(simulations=3), seed=0)
+    backend = RayBackend(address=cluster.address)
+
+    class KillOnFirstGame:  # the progress bar sees each game arrive: kill both actors at the first one
+        def __init__(self, *args, **kw):
+            self.seen = 0
+
+        def update(self, n=1):
+            self.seen += n
+            if self.seen == 1:
+                for w in backend._workers:
+                    ray.kill(w.handle, no_restart=False)  # the process dies; Ray restarts the actor
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    try:
+        backend.start()
+        monkeypatch.setattr(distributed, "progress_bar", KillOnFirstGame)
+        doc, results = backend.evaluate(rules, agent, "random", 12, seed=2, max_moves=40)
+        err = capsys.readouterr().err
+        assert err.count("lost (") == 2 and "unfinished evaluation games dropped" in err, err
+        from train.arena import paired_openings
+
+        starts = paired_openings(rules, 12, 2)
+        assert doc["games"] == len(results) == 12  # every opening of the match was played, once
+        assert [(r.opening, r.a_colour == rules.first_player) for r in results] == [
+            (o.name, a_first) for o, a_first in starts
+        ]
+    finally:
+        backend.close()
+
+
 def test_a_worker_error_surfaces_in_the_driver(cluster):
     rules = get_rules("american")
     backend = RayBackend(address=cluster.address)
