@@ -3,10 +3,11 @@
 A backend offers the two kinds of game a run plays besides training:
 
 * ``selfplay_pool(workers, games)``: the pool an AlphaZero iteration plays
-  its ``games`` self-play games in (``workers``: the learner's setting), with ``play(weights, net_config, rules, mcts_config,
-  selfplay_config, seed, num_games, device, on_game=...)`` (games arrive
-  whole, one ``on_game`` call each, and come back in (share, finish) order),
-  or None to play them in the learner's own process;
+  its ``games`` self-play games in (``workers``: the learner's setting),
+  with ``play(weights, net_config, rules, mcts_config, selfplay_config,
+  seed, num_games, device, on_game=...)`` (games arrive whole, one
+  ``on_game`` call each, and come back in (share, finish) order), or None
+  to play them in the learner's own process;
 * ``evaluate(rules, agent, opponent, games, seed, max_moves, progress)``:
   a match of the learner's agent against an opponent spec, as
   :func:`train.arena.evaluate`.
