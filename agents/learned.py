@@ -40,7 +40,7 @@ from .base import Agent
 from .mcts import BatchedMCTS, CachingEvaluator, Evaluator, MCTSConfig
 from .networks import PolicyValueNet, masked_log_softmax, masked_softmax
 
-__all__ = ["make_evaluator", "choose_leg", "MCTSAgent", "PolicyAgent"]
+__all__ = ["make_evaluator", "choose_leg", "LegPlayer", "MCTSAgent", "PolicyAgent"]
 
 
 def make_evaluator(net: PolicyValueNet, device: torch.device | str = "cpu", trace: bool = True) -> Evaluator:
@@ -91,8 +91,11 @@ def _check_board_size(net: PolicyValueNet, rules: Rules) -> None:
         )
 
 
-class _LegPlayer(Agent):
-    """Plays whole moves leg by leg in many games at once; subclasses pick the legs that need thought."""
+class LegPlayer(Agent):
+    """Plays whole moves leg by leg in many games at once; subclasses pick the legs that need thought.
+
+    The base of the learned players (MCTS, policy, Stable-Baselines3 model): a subclass implements
+    ``_pick`` and gets ``select_move`` and the batched ``select_moves``."""
 
     def __init__(self, rules: Rules, seed: int | None, name: str):
         super().__init__(seed)
@@ -151,7 +154,7 @@ def _move_of(board: Board, actions: list[int]) -> Move:
     return actions_to_move(board, actions)
 
 
-class MCTSAgent(_LegPlayer):
+class MCTSAgent(LegPlayer):
     """A network that searches with batched PUCT MCTS (no noise) and plays the most visited leg.
 
     Args:
@@ -205,7 +208,7 @@ class MCTSAgent(_LegPlayer):
         return int(np.argmax(priors[0]))
 
 
-class PolicyAgent(_LegPlayer):
+class PolicyAgent(LegPlayer):
     """Plays a policy network without search: the most probable legal leg until the move is complete
     (``sample=True``: legs sampled from the policy with the agent's generator)."""
 

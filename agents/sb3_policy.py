@@ -21,12 +21,12 @@ from checkers_env.game import LegGames
 from checkers_env.observation import NUM_PLANES
 
 from .base import AgentSpecError
-from .learned import _LegPlayer
+from .learned import LegPlayer
 
 __all__ = ["SB3PolicyAgent", "load_sb3_agent", "load_agent_spec"]
 
 
-class SB3PolicyAgent(_LegPlayer):
+class SB3PolicyAgent(LegPlayer):
     """Plays a MaskablePPO policy: its most probable legal leg (``sample=True``: sampled with the agent's seed)."""
 
     def __init__(self, policy, variant: str | Rules, seed: int | None = None, sample: bool = False,

@@ -66,6 +66,7 @@ from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
+from numba import uint64 as nb_uint64
 
 from .core import movegen as mg
 from .core.board import Board, Move, Outcome, Termination
@@ -122,6 +123,11 @@ __all__ = [
     "write_observation",
     "game_from_board",
     "LegGames",
+    "LEGAL_CAPACITY",
+    "copy_words",
+    "clear_mask",
+    "sample_one",
+    "sample_actions",
     "LegStep",
 ]
 
@@ -627,6 +633,64 @@ class LegGames:
 
     def __repr__(self) -> str:
         return f"LegGames({self.rules.name!r}, n={self.n})"
+
+
+# Batches of games: kernels shared by the batched envs (vector.py, gym_vector.py).
+
+LEGAL_CAPACITY = 64
+"""Legal actions remembered per game (to clear masks and sample without scanning);
+positions with more fall back to scanning the mask."""
+
+
+@kernel
+def copy_words(dst, src):
+    """``dst[:] = src`` (a slice assignment would need numba's allocator for a temporary)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@kernel(inline="always")
+def clear_mask(mask, legal, count, legal_cap):
+    """Zero the set entries of ``mask``: only ``legal[:count]`` when they were all remembered, else all."""
+    if count > legal_cap:
+        mask[:] = 0
+    else:
+        for i in range(count):
+            mask[legal[i]] = 0
+
+
+@kernel(inline="always")
+def sample_one(rng, e, mask, legal, count):
+    """Advance game ``e``'s generator (splitmix64) and return a uniformly random legal action
+    of its ``mask`` / ``legal[:count]`` (-1 when ``count`` is 0). The generator advances
+    whether or not an action is drawn."""
+    golden = nb_uint64(0x9E3779B97F4A7C15)
+    m1 = nb_uint64(0xBF58476D1CE4E5B9)
+    m2 = nb_uint64(0x94D049BB133111EB)
+    rng[e] += golden
+    z = rng[e]
+    z = (z ^ (z >> nb_uint64(30))) * m1
+    z = (z ^ (z >> nb_uint64(27))) * m2
+    z = z ^ (z >> nb_uint64(31))
+    if count <= 0:
+        return -1
+    # Lemire's multiply-shift maps the high 32 bits onto 0..count-1 without a division
+    pick = np.int64(((z >> nb_uint64(32)) * nb_uint64(count)) >> nb_uint64(32))
+    if count <= legal.shape[0]:
+        return legal[pick]
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@kernel
+def sample_actions(rng, masks, legal, counts, out):
+    """One uniformly random legal action per game (:func:`sample_one`)."""
+    for e in range(out.shape[0]):
+        out[e] = sample_one(rng, e, masks[e], legal[e], counts[e])
 
 
 def _position_key(game: np.ndarray) -> tuple[int, int, int, int]:

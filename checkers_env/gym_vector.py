@@ -80,10 +80,22 @@ from .core.errors import IllegalMoveError
 from .core.jit import kernel
 from .core.variants import Rules, get_rules
 from .encoding import make_tables, move_to_actions, num_actions
-from .game import G_WINNER, GAME_SIZE, STEP_TERMINATED, init_game, refresh_moves, step_game, write_observation
+from .game import (
+    G_WINNER,
+    GAME_SIZE,
+    LEGAL_CAPACITY,
+    STEP_TERMINATED,
+    clear_mask,
+    copy_words,
+    init_game,
+    refresh_moves,
+    sample_actions,
+    sample_one,
+    step_game,
+    write_observation,
+)
 from .observation import NUM_PLANES, PLY_SCALE
 from .opponents import resolve_opponent
-from .vector import LEGAL_CAPACITY, _clear_mask, _copy_words, _sample, sample_one
 
 __all__ = ["GymVectorEnv", "AGENT_OPTIONS"]
 
@@ -99,7 +111,7 @@ AGENT_OPTIONS = ("player_0", "player_1", "alternate")
 def _observe(game, e, who, env, out):
     games, start, params, tables, moves, scratch, max_moves, ply_scale, learner, rng, random_opponent = env
     obs, masks, legal, counts, rewards, terminations, truncations, illegal, final_obs, ended, waiting = out
-    _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
+    clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
     counts[e] = write_observation(
         game, who, params, tables, moves, ply_scale, obs[e], masks[e], legal[e], legal.shape[1], True
     )
@@ -119,11 +131,11 @@ def _end_game(e, code, env, out):
     else:
         truncations[e] = True
     ended[e] = True
-    _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
+    clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
     counts[e] = write_observation(
         game, learner[e], params, tables, moves, ply_scale, final_obs[e], masks[e], legal[e], legal.shape[1], True
     )
-    _copy_words(game, start)
+    copy_words(game, start)
     init_game(game, params, moves, scratch)
 
 
@@ -140,7 +152,7 @@ def _settle(e, env, out):
             waiting[e] = True
             _observe(game, e, game[mg.S_TURN], env, out)
             return 0
-        _clear_mask(masks[e], legal[e], counts[e], cap)
+        clear_mask(masks[e], legal[e], counts[e], cap)
         counts[e] = write_observation(
             game, game[mg.S_TURN], params, tables, moves, ply_scale, obs[e], masks[e], legal[e], cap, False
         )
@@ -160,7 +172,7 @@ def _reset_all(env, out):
     games, start, params, tables, moves, scratch, max_moves, ply_scale, learner, rng, random_opponent = env
     obs, masks, legal, counts, rewards, terminations, truncations, illegal, final_obs, ended, waiting = out
     for e in range(games.shape[0]):
-        _copy_words(games[e], start)
+        copy_words(games[e], start)
         init_game(games[e], params, moves, scratch)
         if _settle(e, env, out) < 0:
             return e
@@ -177,11 +189,11 @@ def _forfeit(e, env, out):
     terminations[e] = True
     rewards[e] = -1.0
     ended[e] = True
-    _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
+    clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
     counts[e] = write_observation(
         game, learner[e], params, tables, moves, ply_scale, final_obs[e], masks[e], legal[e], legal.shape[1], True
     )
-    _copy_words(game, start)
+    copy_words(game, start)
     init_game(game, params, moves, scratch)
 
 
@@ -206,7 +218,7 @@ def _learner_step(actions, lose_on_illegal, env, out):
                 return e
             _forfeit(e, env, out)
         else:
-            _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
+            clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
             code = step_game(game, a, params, tables, moves, scratch, max_moves, True)
             if code < 0:
                 return e
@@ -226,7 +238,7 @@ def _opponent_legs(index, legs, nlegs, env, out):
     for j in range(index.shape[0]):
         e = index[j]
         game = games[e]
-        _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
+        clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
         counts[e] = 0
         for i in range(nlegs[j]):
             sample_one(rng, e, masks[e], legal[e], 0)
@@ -521,7 +533,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         from generators of its own (seeded with the games' at ``reset(seed=...)``): the games' own
         generators stay the opponent's."""
         out = np.empty(self.num_envs, dtype=np.int64)
-        _sample(self._learner_rng, self._masks, self._legal, self._counts, out)
+        sample_actions(self._learner_rng, self._masks, self._legal, self._counts, out)
         return out
 
     def board(self, index: int) -> Board:

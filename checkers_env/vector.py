@@ -29,37 +29,29 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import uint64 as nb_uint64
 
 from .core import movegen as mg
 from .core.board import Board
 from .core.jit import kernel
 from .core.variants import Rules, get_rules
 from .encoding import make_tables, num_actions
-from .game import G_LEGS, G_WINNER, GAME_SIZE, STEP_TERMINATED, STEP_TRUNCATED, init_game, step_game, write_observation
+from .game import (
+    G_LEGS,
+    G_WINNER,
+    GAME_SIZE,
+    LEGAL_CAPACITY,
+    STEP_TERMINATED,
+    STEP_TRUNCATED,
+    clear_mask,
+    copy_words,
+    init_game,
+    sample_actions,
+    step_game,
+    write_observation,
+)
 from .observation import NUM_PLANES, PLY_SCALE
 
 __all__ = ["VectorEnv", "VectorStep"]
-
-LEGAL_CAPACITY = 64
-"""Legal actions remembered per game (to clear masks and sample without scanning);
-positions with more fall back to scanning the mask."""
-
-
-@kernel
-def _copy_words(dst, src):
-    """``dst[:] = src`` (a slice assignment would need numba's allocator for a temporary)."""
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
-
-
-@kernel(inline="always")
-def _clear_mask(mask, legal, count, legal_cap):
-    if count > legal_cap:
-        mask[:] = 0
-    else:
-        for i in range(count):
-            mask[legal[i]] = 0
 
 
 @kernel
@@ -67,9 +59,9 @@ def _reset_all(
     games, start, params, tables, moves, scratch, ply_scale, first, obs, masks, legal, counts, to_move, planes
 ):
     for e in range(games.shape[0]):
-        _copy_words(games[e], start)
+        copy_words(games[e], start)
         init_game(games[e], params, moves, scratch)
-        _clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
+        clear_mask(masks[e], legal[e], counts[e], legal.shape[1])
         turn = games[e, mg.S_TURN]
         to_move[e] = turn ^ first
         counts[e] = write_observation(
@@ -95,7 +87,7 @@ def _step_all(
     cap = legal.shape[1]
     for e in range(games.shape[0]):
         game = games[e]
-        _clear_mask(masks[e], legal[e], counts[e], cap)
+        clear_mask(masks[e], legal[e], counts[e], cap)
         code = step_game(game, actions[e], params, tables, moves, scratch, max_moves, True)
         rewards[e, 0] = 0.0
         rewards[e, 1] = 0.0
@@ -109,7 +101,7 @@ def _step_all(
                 p = winner ^ first
                 rewards[e, p] = 1.0
                 rewards[e, 1 - p] = -1.0
-            _copy_words(game, start)
+            copy_words(game, start)
             init_game(game, params, moves, scratch)
         turn = game[mg.S_TURN]
         to_move[e] = turn ^ first
@@ -117,40 +109,6 @@ def _step_all(
             game, turn, params, tables, moves, ply_scale, obs[e], masks[e], legal[e], cap, planes
         )
     return -1
-
-
-@kernel(inline="always")
-def sample_one(rng, e, mask, legal, count):
-    """Advance game ``e``'s generator (splitmix64) and return a uniformly random legal action
-    of its ``mask`` / ``legal[:count]`` (-1 when ``count`` is 0). The generator advances
-    whether or not an action is drawn."""
-    golden = nb_uint64(0x9E3779B97F4A7C15)
-    m1 = nb_uint64(0xBF58476D1CE4E5B9)
-    m2 = nb_uint64(0x94D049BB133111EB)
-    rng[e] += golden
-    z = rng[e]
-    z = (z ^ (z >> nb_uint64(30))) * m1
-    z = (z ^ (z >> nb_uint64(27))) * m2
-    z = z ^ (z >> nb_uint64(31))
-    if count <= 0:
-        return -1
-    # Lemire's multiply-shift maps the high 32 bits onto 0..count-1 without a division
-    pick = np.int64(((z >> nb_uint64(32)) * nb_uint64(count)) >> nb_uint64(32))
-    if count <= legal.shape[0]:
-        return legal[pick]
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
-
-
-@kernel
-def _sample(rng, masks, legal, counts, out):
-    """One uniformly random legal action per game (:func:`sample_one`)."""
-    for e in range(out.shape[0]):
-        out[e] = sample_one(rng, e, masks[e], legal[e], counts[e])
 
 
 class VectorStep(NamedTuple):
@@ -287,7 +245,7 @@ class VectorEnv:
     def sample_actions(self) -> np.ndarray:
         """A uniformly random legal action for every game (``int64[num_envs]``, a new array)."""
         out = np.empty(self.num_envs, dtype=np.int64)
-        _sample(self._rng, self._masks, self._legal, self._counts, out)
+        sample_actions(self._rng, self._masks, self._legal, self._counts, out)
         return out
 
     @property

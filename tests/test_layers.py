@@ -232,3 +232,20 @@ def test_the_rules_core_names_no_library_it_may_not_use():
     banned = re.compile(r"^\s*(import|from)\s+(torch|pettingzoo|gymnasium|pygame|ray|PIL)\b", re.M)
     for path in (ROOT / "checkers_env" / "core").rglob("*.py"):
         assert not banned.search(path.read_text()), path
+
+
+def test_each_env_library_stays_in_its_adapters():
+    # docs/DESIGN.md names the env-layer modules that may import each optional library
+    homes = {}
+    for line in _section("adapters").splitlines():
+        if line.startswith("- "):
+            library, _, modules = line[2:].partition(":")
+            homes[library.strip()] = {m.strip() for m in modules.split(",")}
+    assert homes, "docs/DESIGN.md's adapters section is empty"
+    bad = []
+    for path in sorted((ROOT / "checkers_env").rglob("*.py")):
+        for target, _, line in _imports(path):
+            top = target.split(".")[0]
+            if top in homes and path.name not in homes[top]:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {top}")
+    assert not bad, bad

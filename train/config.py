@@ -63,6 +63,12 @@ class TrainConfig:
     """Self-play games per iteration written to samples.pdn (alphazero)."""
     progress: bool = True
     """Show progress (bars on a terminal, periodic lines otherwise)."""
+    backend: Literal["local", "ray"] = "local"
+    """Where self-play and evaluation games run: local (processes on this machine) or ray (actors on a Ray
+    cluster, one per CPU it offers; the learner stays in this process). ray needs the distributed extra."""
+    ray_address: str | None = None
+    """Ray cluster to join with --backend ray (HOST:PORT or auto); default: RAY_ADDRESS if set, else a local
+    Ray started for the run."""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
@@ -79,6 +85,14 @@ class TrainConfig:
             raise ValueError("eval_games, final_games and sample_games must not be negative")
         if self.eval_max_moves < 1 or not self.eval_every_minutes > 0:
             raise ValueError("eval_max_moves and eval_every_minutes must be positive")
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"unknown backend {self.backend!r}; known: local, ray")
+        if self.ray_address is not None and self.backend != "ray":
+            raise ValueError("ray_address is for --backend ray; add --backend ray or drop --ray-address")
+        if self.backend == "ray":
+            from checkers_env.core.extras import require
+
+            require("ray", "--backend ray")  # MissingDependencyError naming the distributed extra
         self.alphazero.validate()
 
     def to_dict(self) -> dict:

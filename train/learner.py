@@ -21,7 +21,9 @@ __all__ = ["Learner", "LEARNERS", "learner_class"]
 
 
 class Learner(Protocol):
-    """One learning algorithm, set up for a run (constructed as ``Learner(rules, cfg, device, run_dir)``)."""
+    """One learning algorithm, set up for a run (constructed as ``Learner(rules, cfg, device, run_dir, backend)``;
+    ``backend`` (:mod:`train.backend`) is where it may play games on other processes or machines, or None
+    for a local one of its own)."""
 
     algo: str
     """The algorithm's name (``cfg.algo``)."""

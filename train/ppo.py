@@ -143,7 +143,10 @@ class PPOLearner:
 
     algo = "ppo"
 
-    def __init__(self, rules: Rules, cfg, device: torch.device | str = "cpu", run_dir: str | None = None):
+    def __init__(self, rules: Rules, cfg, device: torch.device | str = "cpu", run_dir: str | None = None,
+                 backend=None):  # fmt: skip
+        # backend (train.backend): PPO's rollouts run in this process on VectorEnv; only the run's
+        # evaluations use the backend, through the run loop
         self.rules = rules
         config: PPOConfig = cfg.ppo
         seed = cfg.seed

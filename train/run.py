@@ -17,6 +17,11 @@ What a run does, whatever the algorithm (:mod:`train.learner`):
 3. Evaluate ``best.pt`` against every opponent (``final_games`` each), write
    ``results.json`` and print the table.
 
+Games other than training are played by the run's backend
+(:mod:`train.backend`, ``cfg.backend``): local processes, or actors on a
+Ray cluster. The learner gets it for its self-play and the evaluations go
+through it; the loop does not ask which one it is.
+
 Ctrl-C or SIGTERM stops the run; what the learner had finished is on disk
 (AlphaZero logs each self-play game as it ends), and running the same
 command again resumes from the last iteration's state. Every file is written
@@ -50,7 +55,7 @@ from agents.runtime import tune_process, usable_cores
 from checkers_env.core.files import atomic_write, remove_stale_temporaries
 from checkers_env.core.variants import get_rules
 
-from .arena import evaluate
+from .backend import make_backend
 from .config import TrainConfig
 from .learner import Learner, learner_class
 from .logs import RunLogger, eval_row, plot_learning_curve
@@ -108,7 +113,8 @@ class Run:
         self.iteration = 0
         self.last_eval_minutes = -1.0
         self.history: dict[str, list] = {"train": [], "eval": [], "curve": []}
-        self.learner: Learner = learner_class(cfg.algo)(self.rules, cfg, self.device, self.run_dir)
+        self.backend = make_backend(cfg)  # where games are played (cfg.backend); started on first use
+        self.learner: Learner = learner_class(cfg.algo)(self.rules, cfg, self.device, self.run_dir, self.backend)
         if state is not None:
             self._restore(state)
         else:
@@ -202,7 +208,8 @@ class Run:
         agent = self.learner.eval_agent(seed)
         rows = []
         for spec in self._opponents():
-            doc, _ = evaluate(self.rules, agent, spec, cfg.eval_games, seed, cfg.eval_max_moves, cfg.progress)
+            doc, _ = self.backend.evaluate(self.rules, agent, spec, cfg.eval_games, seed, cfg.eval_max_moves,
+                                           cfg.progress)  # fmt: skip
             row = eval_row(minutes, spec, doc["wins"], doc["draws"], doc["losses"], self.learner.step)
             rows.append(row)
             self.history["curve"].append({"train_minutes": minutes, **doc})
@@ -236,6 +243,7 @@ class Run:
         verb = "resuming" if self.resumed else "training"
         say(f"{verb} {cfg.algo} on {self.rules.name} in {self.run_dir} (device {self.device}, "
             f"{self.train_seconds / 60:.1f} of {cfg.minutes} minutes done)")  # fmt: skip
+        self.backend.start()  # a cluster's workers start outside the training budget
         if self.last_eval_minutes < 0:
             self._log([], self._evaluate_now(force=True))
         while self.train_seconds < budget:
@@ -261,8 +269,8 @@ class Run:
         if cfg.final_games > 0:
             agent = self.learner.eval_agent(cfg.seed + 104729)
             for spec in self._opponents():
-                doc, _ = evaluate(self.rules, agent, spec, cfg.final_games, cfg.seed + 104729, cfg.eval_max_moves,
-                                  cfg.progress)  # fmt: skip
+                doc, _ = self.backend.evaluate(self.rules, agent, spec, cfg.final_games, cfg.seed + 104729,
+                                               cfg.eval_max_moves, cfg.progress)  # fmt: skip
                 rows.append(doc)
         result = {
             "variant": self.rules.name,
@@ -282,8 +290,9 @@ class Run:
         return result
 
     def close(self) -> None:
-        """End worker processes and close the logs."""
+        """End worker processes (local or Ray) and close the logs."""
         self.learner.close()
+        self.backend.close()
         self.logger.close()
 
 

@@ -2,6 +2,7 @@
 
     python -m train.selfplay --variant american --algo alphazero --minutes 10     # or: checkers-train ...
     python -m train.selfplay --variant russian --algo ppo --minutes 30 --run-dir runs/ru-ppo
+    python -m train.selfplay --variant american --minutes 60 --backend ray --ray-address HEAD:6379
     python -m train.selfplay --help                        # every option
 
 Running the command again with the same ``--run-dir`` resumes where the run
@@ -47,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         train(cfg)
     except KeyboardInterrupt:
         return 130
-    except ValueError as exc:  # bad input: unknown variant, mismatched or damaged run folder, ...
-        print(f"error: {exc}", file=sys.stderr)
+    except (ValueError, MissingDependencyError) as exc:  # bad input: unknown variant, mismatched or damaged
+        print(f"error: {exc}", file=sys.stderr)  # run folder, --backend ray without Ray installed, ...
         return 2
     return 0
 

@@ -4,8 +4,9 @@
 
 1. **Self-play** (:func:`~train.alphazero.selfplay.play_selfplay_games`): the
    current network plays ``games_per_iteration`` games against itself,
-   searching every leg with batched MCTS, in ``workers`` processes
-   (:class:`~train.alphazero.workers.SelfPlayPool`) or in this one. Each
+   searching every leg with batched MCTS, in the run's backend's pool
+   (``workers`` local processes, :class:`~train.alphazero.workers.SelfPlayPool`;
+   or Ray actors, :mod:`train.distributed`) or in this process. Each
    finished game is appended to the on-disk :class:`~train.alphazero.replay.GameLog`
    as it arrives, then its positions join the :class:`~train.alphazero.replay.ReplayBuffer`.
 2. **Training** (:func:`~train.alphazero.loss.train_step`): about
@@ -42,12 +43,12 @@ from checkers_env.core import Board, Rules
 from checkers_env.core.pdn import game_to_pdn
 
 from ..arena import paired_openings, play_match
+from ..backend import LocalBackend
 from ..progress import progress_bar
 from .config import AlphaZeroConfig
 from .loss import train_step
 from .replay import GameLog, ReplayBuffer
 from .selfplay import PHASES, GameRecord, play_selfplay_games
-from .workers import SelfPlayPool
 
 __all__ = ["AlphaZeroLearner"]
 
@@ -57,7 +58,7 @@ class AlphaZeroLearner:
 
     algo = "alphazero"
 
-    def __init__(self, rules: Rules, cfg, device: torch.device, run_dir: str):
+    def __init__(self, rules: Rules, cfg, device: torch.device, run_dir: str, backend=None):
         self.rules = rules
         self.cfg = cfg
         self.az: AlphaZeroConfig = cfg.alphazero
@@ -78,9 +79,11 @@ class AlphaZeroLearner:
         self._sizes: list[tuple[int, int]] = []  # (log index, positions) of the games in the buffer
         self._untrained = 0  # positions of logged games not yet trained on
         self._workers = self.az.workers or usable_cores()
-        self._pool: SelfPlayPool | None = None
         # torch threads of the training steps: chosen by timing, so a busy core does not stall them
         self._threads = ThreadChooser((1, cfg.threads or usable_cores()))
+        self._own_backend = backend is None
+        self.backend = backend if backend is not None else LocalBackend()
+        """Where self-play games are played (:mod:`train.backend`); closed here only if made here."""
         if self.log.count:
             # a fresh run in a folder that has a log but no training state: start over from those games
             self._refill(0)
@@ -173,11 +176,10 @@ class AlphaZeroLearner:
 
             args = (weights, self.cfg.net, self.rules, self.az.mcts, self.az.selfplay, seed, count,
                     str(self.device))  # fmt: skip
-            if self._workers > 1 and count > 1:
-                if self._pool is None:
-                    self._pool = SelfPlayPool(self._workers)
-                return self._pool.play(*args, on_game=received)
-            return play_selfplay_games(*args, on_game=received)
+            pool = self.backend.selfplay_pool(self._workers, count)
+            if pool is None:
+                return play_selfplay_games(*args, on_game=received)
+            return pool.play(*args, on_game=received)
 
     def _learning_rate(self, budget_used: float) -> float:
         base = self.az.learning_rate
@@ -299,7 +301,6 @@ class AlphaZeroLearner:
         self._refill(int(state["games_trained"]))
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        if self._own_backend:
+            self.backend.close()
         self.log.close()

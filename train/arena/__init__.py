@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from .match import GameResult, evaluate, play_match
+from .match import GameResult, evaluate, match_summary, play_match
 from .openings import Opening, ballot, paired_openings
 from .ratings import MatchStats, fit_elo, match_stats, score_interval
 
@@ -22,6 +22,7 @@ __all__ = [
     "evaluate",
     "fit_elo",
     "match_stats",
+    "match_summary",
     "paired_openings",
     "play_match",
     "score_interval",

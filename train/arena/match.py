@@ -24,7 +24,7 @@ from ..progress import progress_bar
 from .openings import Opening, paired_openings
 from .ratings import match_stats
 
-__all__ = ["GameResult", "play_match", "evaluate"]
+__all__ = ["GameResult", "play_match", "evaluate", "match_summary"]
 
 
 @dataclass
@@ -118,7 +118,13 @@ def evaluate(
     starts = paired_openings(rules, games, seed)
     with progress_bar(len(starts), f"eval vs {name}", progress, "game") as bar:
         results = play_match(rules, agent, other, starts, max_moves, on_game=lambda k, r: bar.update(1))
+    return match_summary(name, results), results
+
+
+def match_summary(opponent: str, results: Sequence[GameResult]) -> dict:
+    """The statistics document of a match from A's side (:meth:`~train.arena.ratings.MatchStats.as_dict`
+    plus ``"opponent"``), as :func:`evaluate` returns it."""
     wins = sum(r.score == 1.0 for r in results)
     draws = sum(r.score == 0.5 for r in results)
     stats = match_stats(wins, draws, len(results) - wins - draws)
-    return {"opponent": name, **stats.as_dict()}, results
+    return {"opponent": opponent, **stats.as_dict()}
