@@ -3,8 +3,9 @@
     python benchmarks/selfplay_scaling.py [--games 64] [--rounds 3] [--json out.json]
 
 Plays the same AlphaZero self-play iterations (the ``train.selfplay``
-defaults: the 32-channel, 3-block network at 32 simulations a leg, 64 games
-at a time per worker, games capped at 120 moves) with the same weights and
+defaults: the 32-channel, 3-block network, 64 simulations on a quarter of
+the legs and 16 on the others, 64 games at a time per worker, games capped
+at 120 moves) with the same weights and
 seeds, in one process and one run:
 
 * the local pool (:class:`~train.alphazero.workers.SelfPlayPool`) with its
