@@ -35,7 +35,7 @@ def test_gumbel_self_play_stores_improved_policies_and_is_reproducible():
 
 def test_playout_cap_randomisation_stores_only_full_searches():
     mcts = MCTSConfig(simulations=8)
-    everything = _games(mcts, SelfPlayConfig(parallel_games=4, max_moves=16))
+    everything = _games(mcts, SelfPlayConfig(parallel_games=4, max_moves=16, full_search_share=1.0))
     some = _games(mcts, SelfPlayConfig(parallel_games=4, max_moves=16, full_search_share=0.25, quick_simulations=2))
     stored_all = sum(g.positions for g in everything) / sum(g.plies for g in everything)
     stored_some = sum(g.positions for g in some) / sum(g.plies for g in some)

@@ -17,7 +17,7 @@ from train.alphazero.workers import SelfPlayPool  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 MCTS = MCTSConfig(simulations=3)
-PLAY = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4)
+PLAY = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4, full_search_share=1.0)  # every leg stored
 
 
 def _weights(seed: int, net: NetConfig = NET):
