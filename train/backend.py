@@ -2,12 +2,9 @@
 
 A backend offers the two kinds of game a run plays besides training:
 
-* ``selfplay_pool(workers, games)``: the pool an AlphaZero iteration plays
-  its ``games`` self-play games in (``workers``: the learner's setting),
-  with ``play(weights, net_config, rules, mcts_config, selfplay_config,
-  seed, num_games, device, on_game=...)`` (games arrive whole, one
-  ``on_game`` call each, and come back in (share, finish) order), or None
-  to play them in the learner's own process;
+* ``selfplay_pool(workers, games)``: the :class:`SelfPlayRunner` an
+  AlphaZero iteration plays its ``games`` self-play games in
+  (``workers``: the learner's setting);
 * ``evaluate(rules, agent, opponent, games, seed, max_moves, progress)``:
   a match of the learner's agent against an opponent spec, as
   :func:`train.arena.evaluate`.
@@ -20,7 +17,8 @@ neither branches on which backend it is.
 
 * :class:`LocalBackend`: self-play in a pool of local processes
   (:class:`~train.alphazero.workers.SelfPlayPool`, one per usable core by
-  default), evaluation in this process;
+  default; :class:`InProcessSelfPlay` for one worker or one game),
+  evaluation in this process;
 * :class:`~train.distributed.RayBackend`: self-play and evaluation games on
   Ray actors, one per CPU (or GPU share) of the cluster; the learner stays
   in this process (see :mod:`train.distributed`).
@@ -28,18 +26,64 @@ neither branches on which backend it is.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from .arena import evaluate
 
 if TYPE_CHECKING:
+    import torch
+
     from agents.base import Agent
+    from agents.mcts import MCTSConfig
+    from agents.networks import NetConfig
     from checkers_env.core import Rules
 
+    from .alphazero.config import SelfPlayConfig
+    from .alphazero.selfplay import GameRecord
     from .alphazero.workers import SelfPlayPool
     from .arena import GameResult
 
-__all__ = ["LocalBackend", "make_backend"]
+__all__ = ["InProcessSelfPlay", "LocalBackend", "SelfPlayRunner", "make_backend"]
+
+
+class SelfPlayRunner(Protocol):
+    """Where an iteration's self-play games are played: :class:`InProcessSelfPlay`,
+    :class:`~train.alphazero.workers.SelfPlayPool` or :class:`~train.distributed.RayBackend`."""
+
+    def play(
+        self,
+        weights: dict[str, torch.Tensor],
+        net_config: NetConfig,
+        rules: Rules,
+        mcts_config: MCTSConfig,
+        selfplay_config: SelfPlayConfig,
+        seed: int,
+        num_games: int,
+        device: str = "cpu",
+        on_game: Callable[[GameRecord], None] | None = None,
+    ) -> list[GameRecord]:
+        """``num_games`` games of the network ``weights`` against itself, searching with ``mcts_config``.
+
+        Games arrive whole: ``on_game(record)`` is called once for each as it finishes (never for a part
+        of a game). Returns all ``num_games`` records ordered by share (a worker's part of the games),
+        then by the order they finished in. The same ``seed`` and worker count play the same games.
+        """
+        ...
+
+
+class InProcessSelfPlay:
+    """A :class:`SelfPlayRunner` that plays every game in the calling process (no worker processes)."""
+
+    workers = 1
+
+    def play(self, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device="cpu",
+             on_game=None):  # fmt: skip
+        """:func:`train.alphazero.selfplay.play_selfplay_games`, here."""
+        from .alphazero.selfplay import play_selfplay_games
+
+        return play_selfplay_games(weights, net_config, rules, mcts_config, selfplay_config, seed, num_games,
+                                   device, on_game=on_game)  # fmt: skip
 
 
 class LocalBackend:
@@ -51,11 +95,11 @@ class LocalBackend:
     def start(self) -> None:
         """Nothing to start: the pool starts when an iteration first needs it."""
 
-    def selfplay_pool(self, workers: int, games: int) -> SelfPlayPool | None:
-        """A pool of ``workers`` processes (started on first use, kept until :meth:`close`); None for one
-        worker or one game: the games are then played in the calling process."""
+    def selfplay_pool(self, workers: int, games: int) -> SelfPlayRunner:
+        """A pool of ``workers`` processes (started on first use, kept until :meth:`close`); for one
+        worker or one game, :class:`InProcessSelfPlay` (no process to start for so little)."""
         if workers <= 1 or games <= 1:
-            return None
+            return InProcessSelfPlay()
         if self._pool is None or self._pool.workers != workers:
             from .alphazero.workers import SelfPlayPool
 

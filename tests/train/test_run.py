@@ -20,7 +20,6 @@ from checkers_env.core import Board  # noqa: E402
 from checkers_env.core.files import TEMP_PREFIX  # noqa: E402
 from train import run as run_module  # noqa: E402
 from train import selfplay  # noqa: E402
-from train.alphazero import learner as az_learner  # noqa: E402
 from train.alphazero import selfplay as az_selfplay  # noqa: E402
 from train.alphazero.config import AlphaZeroConfig, SelfPlayConfig  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
@@ -140,11 +139,11 @@ def test_interrupted_selfplay_keeps_its_finished_games(tmp_path, monkeypatch):
         real(*args, on_game=on_game, **kw)  # every game finishes and is handed over
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(az_learner, "play_selfplay_games", interrupted)
+    monkeypatch.setattr(az_selfplay, "play_selfplay_games", interrupted)
     cfg = tiny(tmp_path / "i")
     with pytest.raises(KeyboardInterrupt):
         train(cfg)
-    monkeypatch.setattr(az_learner, "play_selfplay_games", real)
+    monkeypatch.setattr(az_selfplay, "play_selfplay_games", real)
     assert not (tmp_path / "i" / "train_state.pt").exists()
     fresh = Run(cfg)  # no state yet: the logged games are reused as the first iteration's
     assert fresh.learner.log.count == 2 and fresh.learner.buffer.size > 0
@@ -163,10 +162,10 @@ def test_a_kill_during_self_play_loses_no_finished_game_and_no_log_row(tmp_path,
         on_game(games[0])  # one game of iteration 2 is finished and logged...
         raise SystemExit("SIGKILL")  # ...then the process dies (no handler runs for a real kill)
 
-    monkeypatch.setattr(az_learner, "play_selfplay_games", killed)
+    monkeypatch.setattr(az_selfplay, "play_selfplay_games", killed)
     with pytest.raises(SystemExit):
         train(tiny(tmp_path / "k", minutes=1.0))
-    monkeypatch.setattr(az_learner, "play_selfplay_games", real)
+    monkeypatch.setattr(az_selfplay, "play_selfplay_games", real)
     # the kill also left a torn record at the end of the log and a stale temporary file
     log = sorted((tmp_path / "k" / "replay").glob("games-*.bin"))[-1]
     with open(log, "ab") as fh:

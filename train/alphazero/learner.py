@@ -48,7 +48,7 @@ from ..progress import progress_bar
 from .config import AlphaZeroConfig
 from .loss import train_step
 from .replay import GameLog, ReplayBuffer
-from .selfplay import PHASES, GameRecord, play_selfplay_games
+from .selfplay import PHASES, GameRecord
 
 __all__ = ["AlphaZeroLearner"]
 
@@ -176,10 +176,7 @@ class AlphaZeroLearner:
 
             args = (weights, self.cfg.net, self.rules, self.az.mcts, self.az.selfplay, seed, count,
                     str(self.device))  # fmt: skip
-            pool = self.backend.selfplay_pool(self._workers, count)
-            if pool is None:
-                return play_selfplay_games(*args, on_game=received)
-            return pool.play(*args, on_game=received)
+            return self.backend.selfplay_pool(self._workers, count).play(*args, on_game=received)
 
     def _learning_rate(self, budget_used: float) -> float:
         base = self.az.learning_rate
