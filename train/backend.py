@@ -2,9 +2,15 @@
 
 A backend offers the two kinds of game a run plays besides training:
 
-* ``selfplay_pool(workers, games)``: the :class:`SelfPlayRunner` an
-  AlphaZero iteration plays its ``games`` self-play games in
-  (``workers``: the learner's setting);
+* ``selfplay_pool(workers, games)``: the runner an AlphaZero iteration
+  plays its ``games`` self-play games in (``workers``: the learner's
+  setting): :class:`InProcessSelfPlay`,
+  :class:`~train.alphazero.workers.SelfPlayPool` or the Ray backend itself.
+  All three keep one contract, whose signature is written once, on
+  :meth:`SelfPlayPool.play <train.alphazero.workers.SelfPlayPool.play>`:
+  ``play(weights, net_config, rules, mcts_config, selfplay_config, seed,
+  num_games, device, on_game=...)``; games arrive whole, one ``on_game``
+  call each, and come back in (share, finish) order;
 * ``evaluate(rules, agent, opponent, games, seed, max_moves, progress)``:
   a match of the learner's agent against an opponent spec, as
   :func:`train.arena.evaluate`.
@@ -27,63 +33,32 @@ neither branches on which backend it is.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from .arena import evaluate
 
 if TYPE_CHECKING:
-    import torch
-
     from agents.base import Agent
-    from agents.mcts import MCTSConfig
-    from agents.networks import NetConfig
     from checkers_env.core import Rules
 
-    from .alphazero.config import SelfPlayConfig
     from .alphazero.selfplay import GameRecord
     from .alphazero.workers import SelfPlayPool
     from .arena import GameResult
 
-__all__ = ["InProcessSelfPlay", "LocalBackend", "SelfPlayRunner", "make_backend"]
-
-
-class SelfPlayRunner(Protocol):
-    """Where an iteration's self-play games are played: :class:`InProcessSelfPlay`,
-    :class:`~train.alphazero.workers.SelfPlayPool` or :class:`~train.distributed.RayBackend`."""
-
-    def play(
-        self,
-        weights: dict[str, torch.Tensor],
-        net_config: NetConfig,
-        rules: Rules,
-        mcts_config: MCTSConfig,
-        selfplay_config: SelfPlayConfig,
-        seed: int,
-        num_games: int,
-        device: str = "cpu",
-        on_game: Callable[[GameRecord], None] | None = None,
-    ) -> list[GameRecord]:
-        """``num_games`` games of the network ``weights`` against itself, searching with ``mcts_config``.
-
-        Games arrive whole: ``on_game(record)`` is called once for each as it finishes (never for a part
-        of a game). Returns all ``num_games`` records ordered by share (a worker's part of the games),
-        then by the order they finished in. The same ``seed`` and worker count play the same games.
-        """
-        ...
+__all__ = ["InProcessSelfPlay", "LocalBackend", "make_backend"]
 
 
 class InProcessSelfPlay:
-    """A :class:`SelfPlayRunner` that plays every game in the calling process (no worker processes)."""
+    """A self-play runner that plays every game in the calling process (no worker processes)."""
 
     workers = 1
 
-    def play(self, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device="cpu",
-             on_game=None):  # fmt: skip
-        """:func:`train.alphazero.selfplay.play_selfplay_games`, here."""
+    def play(self, *job, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+        """``play(weights, ..., device, on_game=...)`` as the other runners:
+        :func:`train.alphazero.selfplay.play_selfplay_games`, here."""
         from .alphazero.selfplay import play_selfplay_games
 
-        return play_selfplay_games(weights, net_config, rules, mcts_config, selfplay_config, seed, num_games,
-                                   device, on_game=on_game)  # fmt: skip
+        return play_selfplay_games(*job, on_game=on_game)
 
 
 class LocalBackend:
@@ -95,7 +70,7 @@ class LocalBackend:
     def start(self) -> None:
         """Nothing to start: the pool starts when an iteration first needs it."""
 
-    def selfplay_pool(self, workers: int, games: int) -> SelfPlayRunner:
+    def selfplay_pool(self, workers: int, games: int) -> SelfPlayPool | InProcessSelfPlay:
         """A pool of ``workers`` processes (started on first use, kept until :meth:`close`); for one
         worker or one game, :class:`InProcessSelfPlay` (no process to start for so little)."""
         if workers <= 1 or games <= 1:
