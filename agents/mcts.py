@@ -431,11 +431,13 @@ def _init_roots(active, games, tree):
 
 @kernel
 def _root_visits(active, tree, out, root_value):
+    """Each active tree's root visit counts (spread over the action space) and mean value; other rows
+    are left as they are."""
     for b in range(active.shape[0]):
-        out[b, :] = 0.0
-        root_value[b] = 0.0
         if not active[b]:
             continue
+        out[b, :] = 0.0
+        root_value[b] = 0.0
         first = tree.child_start[b, ROOT_INDEX]
         for k in range(tree.n_children[b, ROOT_INDEX]):
             c = first + k
@@ -514,12 +516,13 @@ def _gumbel_root_choice(active, tree, gumbel, raw_value, considered_visit, value
 def _gumbel_results(active, tree, gumbel, raw_value, value_scale, visit_offset, sigma, policy, action):
     """After a Gumbel search: the improved policy ``softmax(logits + sigma(completed q))`` over each root's
     children (spread over the action space) and the leg played, the best of ``gumbel + logit + sigma``
-    among the most visited children (sequential halving's winner)."""
+    among the most visited children (sequential halving's winner). Rows of inactive trees are left
+    as they are."""
     for b in range(active.shape[0]):
-        policy[b, :] = 0.0
-        action[b] = -1
         if not active[b]:
             continue
+        policy[b, :] = 0.0
+        action[b] = -1
         first = tree.child_start[b, ROOT_INDEX]
         k = tree.n_children[b, ROOT_INDEX]
         max_visits = _completed_q(tree, b, raw_value[b], value_scale, visit_offset, sigma[b])
@@ -653,8 +656,20 @@ class BatchedMCTS:
         num_trees: games searched at once (the network batch size).
         config: search settings.
 
-    :meth:`search` runs up to ``config.simulations`` rounds from given root
-    states; the trees it grew stay in :attr:`tree` until the next search.
+    Two ways to search:
+
+    * :meth:`search` searches every given root to the end of its budget and
+      returns the results (evaluation play: every game gets the same budget);
+    * :meth:`begin`, :meth:`step` and :meth:`result` let each tree search on
+      its own clock: :meth:`begin` starts searches in some trees while others
+      are half way through theirs, each :meth:`step` is one simulation round
+      (one network batch) of every search in progress and says which ones
+      ended, and a tree whose search ended can begin the next at once.
+      Self-play uses this, so that a game whose quick search is over plays
+      its leg and starts searching again while the full searches of other
+      games go on, and every network batch holds one leaf of every game.
+
+    The trees a search grew stay in :attr:`tree` until the tree's next search.
     """
 
     def __init__(self, variant: str | Rules, num_trees: int, config: MCTSConfig | None = None):
@@ -662,9 +677,9 @@ class BatchedMCTS:
         if num_trees < 1:
             raise ValueError(f"num_trees must be at least 1, got {num_trees}")
         self.config = config or MCTSConfig()
-        self.num_trees = int(num_trees)
+        self.num_trees = b = int(num_trees)
         size = self.rules.board_size
-        self.num_actions = num_actions(size)
+        self.num_actions = a = num_actions(size)
         self._params = mg.make_params(self.rules)
         self._tables = make_tables(size)
         self._moves = mg.new_move_buffer()
@@ -675,12 +690,133 @@ class BatchedMCTS:
         # an evaluated leaf adds one child per legal leg, a forced leg one; a full tree just stops
         # growing (the leaf is still evaluated)
         n_nodes = 1 + sims * 48 + n_states
-        self.tree = new_tree(self.num_trees, n_nodes, n_states)
+        self.tree = new_tree(b, n_nodes, n_states)
         """The search state (see :class:`Tree`)."""
-        self._leaves = new_leaf_batch(self.num_trees, n_states, size)
-        self._priors = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
-        self._values = np.zeros(self.num_trees, dtype=np.float32)
-        self._sigma = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
+        self._leaves = new_leaf_batch(b, n_states, size)
+        self._priors = np.zeros((b, a), dtype=np.float32)
+        self._values = np.zeros(b, dtype=np.float32)
+        self._sigma = np.zeros((b, a), dtype=np.float32)
+        # the state of each tree's search in progress
+        self._searching = np.zeros(b, dtype=np.bool_)
+        self._rounds = np.zeros(b, dtype=np.int64)  # simulation rounds done (the first expands the root)
+        self._budget = np.zeros(b, dtype=np.int64)
+        self._noisy = np.zeros(b, dtype=np.bool_)
+        self._rng: np.random.Generator | None = None
+        self._raw_value = np.zeros(b, dtype=np.float32)  # the root's network value (gumbel)
+        self._gumbel = np.zeros((b, a), dtype=np.float32)  # the root's Gumbel noise, by child (gumbel)
+        self._schedules: list[np.ndarray] = [np.zeros(0, dtype=np.int32)] * b  # sequential halving (gumbel)
+        self._considered = np.zeros(b, dtype=np.int64)
+        self._choice = np.full(b, -1, dtype=np.int64)
+        # the result of each tree's last finished search
+        self._visits = np.zeros((b, a), dtype=np.float32)
+        self._policy = np.zeros((b, a), dtype=np.float32)
+        self._root_value = np.zeros(b, dtype=np.float32)
+        self._action = np.full(b, -1, dtype=np.int64)
+
+    @property
+    def searching(self) -> np.ndarray:
+        """``bool[B]``: the trees with a search in progress (a copy)."""
+        return self._searching.copy()
+
+    def begin(
+        self,
+        games: np.ndarray,
+        start: np.ndarray,
+        rng: np.random.Generator | None = None,
+        simulations: int | np.ndarray | None = None,
+        explore: np.ndarray | None = None,
+    ) -> None:
+        """Begin searching from ``games[b]`` (game words of :mod:`checkers_env.game`) in every tree ``b``
+        with ``start[b]``; the others are left as they are (searching or not).
+
+        ``rng`` given: exploration noise at each new root (Dirichlet noise for
+        puct, Gumbel noise for gumbel), or only where ``explore[b]`` is set;
+        ``None``: none. The generator is kept and drawn from by later steps
+        (the Dirichlet noise needs the root's legs, known once it is expanded).
+        ``simulations``: the budget, one for all trees or ``int[B]`` one per
+        tree (default ``config.simulations``, the most allowed). Games must not
+        be over, and a tree must not be searching already.
+        """
+        cfg = self.config
+        games = np.ascontiguousarray(games, dtype=np.int64)
+        start = np.ascontiguousarray(start, dtype=np.bool_)
+        if games.shape != (self.num_trees, GAME_SIZE) or start.shape != (self.num_trees,):
+            raise ValueError(f"games must be int64[{self.num_trees}, {GAME_SIZE}] and start bool[{self.num_trees}]")
+        budget = np.full(self.num_trees, cfg.simulations, dtype=np.int64)
+        if simulations is not None:
+            budget[:] = simulations
+        if (budget[start] < 2).any() or (budget > cfg.simulations).any():
+            raise ValueError(f"simulations must be in 2..{cfg.simulations}, got {simulations}")
+        if (self._searching & start).any():
+            raise ValueError(f"trees {np.flatnonzero(self._searching & start).tolist()} are searching already")
+        _init_roots(start, games, self.tree)
+        self._searching |= start
+        self._rounds[start] = 0
+        self._budget[start] = budget[start]
+        explore = np.ones(self.num_trees, dtype=np.bool_) if explore is None else np.asarray(explore, dtype=np.bool_)
+        self._noisy[start] = explore[start] & (rng is not None)
+        if rng is not None:
+            self._rng = rng
+
+    def step(self, evaluator: Evaluator) -> np.ndarray:
+        """One simulation round of every search in progress (one call of ``evaluator``); returns
+        ``bool[B]``, the trees whose search ended with it (their results: :meth:`result`)."""
+        now = self._searching.copy()
+        if not now.any():
+            return now
+        cfg = self.config
+        fresh = now & (self._rounds == 0)
+        if cfg.root == "gumbel":
+            going = now & ~fresh
+            for b in np.flatnonzero(going):
+                self._considered[b] = self._schedules[b][self._rounds[b] - 1]
+            # fresh roots get -1: their first round expands them
+            _gumbel_root_choice(going, self.tree, self._gumbel, self._raw_value, self._considered,
+                                cfg.gumbel_value_scale, cfg.gumbel_visit_offset, self._sigma, self._choice)  # fmt: skip
+        self._round(now, evaluator, self._choice)
+        if fresh.any():
+            self._expanded(fresh)
+        self._rounds[now] += 1
+        ended = now & (self._rounds >= self._budget)
+        if ended.any():
+            self._end(ended)
+        return ended
+
+    def result(self, trees: np.ndarray) -> SearchResult:
+        """The results of the last finished search of each tree with ``trees[b]`` (other rows zero / -1)."""
+        trees = np.asarray(trees, dtype=np.bool_)
+        keep = trees[:, None]
+        return SearchResult(
+            visits=np.where(keep, self._visits, 0.0).astype(np.float32),
+            policy=np.where(keep, self._policy, 0.0).astype(np.float32),
+            root_value=np.where(trees, self._root_value, 0.0).astype(np.float32),
+            action=np.where(trees, self._action, -1),
+        )
+
+    def search(
+        self,
+        games: np.ndarray,
+        active: np.ndarray,
+        evaluator: Evaluator,
+        rng: np.random.Generator | None = None,
+        simulations: int | np.ndarray | None = None,
+        deadline: float | None = None,
+        explore: np.ndarray | None = None,
+    ) -> SearchResult:
+        """Search from ``games[b]`` for every ``b`` with ``active[b]``, to the end of the budget; the
+        arguments are :meth:`begin`'s. Any search begun before and not finished is dropped.
+
+        ``deadline`` (a ``time.perf_counter()`` value) stops the search after
+        the round that passes it, once every root has a visited child.
+        Rows of inactive trees are zero / -1 in the result.
+        """
+        self._searching[:] = False
+        self.begin(games, active, rng, simulations, explore)
+        while self._searching.any():
+            self.step(evaluator)
+            if deadline is not None and time.perf_counter() >= deadline and (self._rounds[self._searching] >= 2).all():
+                self._end(self._searching.copy())
+        return self.result(active)
 
     def _round(self, active: np.ndarray, evaluator: Evaluator, root_child: np.ndarray) -> None:
         c = self.config
@@ -694,78 +830,34 @@ class BatchedMCTS:
             self._values[need] = values
         _expand_backup(self._priors, self._values, self.tree, leaves, c.discount)
 
-    def search(
-        self,
-        games: np.ndarray,
-        active: np.ndarray,
-        evaluator: Evaluator,
-        rng: np.random.Generator | None = None,
-        simulations: int | np.ndarray | None = None,
-        deadline: float | None = None,
-        explore: np.ndarray | None = None,
-    ) -> SearchResult:
-        """Search from ``games[b]`` (game words of :mod:`checkers_env.game`) for every ``b`` with ``active[b]``.
-
-        ``rng`` given: exploration noise at each root (self-play: Dirichlet noise
-        for puct, Gumbel noise for gumbel), or only at the roots where
-        ``explore[b]`` is set; ``None``: none (evaluation play).
-        ``simulations``: the budget, one for all trees or ``int[B]`` one per tree
-        (default ``config.simulations``, the most allowed). ``deadline`` (a
-        ``time.perf_counter()`` value) stops the search after the round that
-        passes it, once every root has a visited child. Games must not be over.
-        """
+    def _expanded(self, fresh: np.ndarray) -> None:
+        """After the round that expanded the roots of ``fresh``: their noise and (gumbel) halving plan."""
         cfg = self.config
-        games = np.ascontiguousarray(games, dtype=np.int64)
-        active = np.ascontiguousarray(active, dtype=np.bool_)
-        if games.shape != (self.num_trees, GAME_SIZE) or active.shape != (self.num_trees,):
-            raise ValueError(f"games must be int64[{self.num_trees}, {GAME_SIZE}] and active bool[{self.num_trees}]")
-        budget = np.full(self.num_trees, cfg.simulations, dtype=np.int64)
-        if simulations is not None:
-            budget[:] = simulations
-        if (budget[active] < 2).any() or (budget > cfg.simulations).any():
-            raise ValueError(f"simulations must be in 2..{cfg.simulations}, got {simulations}")
         tree = self.tree
-        _init_roots(active, games, tree)
-        no_choice = np.full(self.num_trees, -1, dtype=np.int64)
-        # the first round expands the roots (it counts as a simulation, as in AlphaZero)
-        self._round(active, evaluator, no_choice)
-        gumbel = cfg.root == "gumbel"
-        raw_value = np.where(tree.visits[:, ROOT_INDEX] > 0, tree.value_sum[:, ROOT_INDEX], 0.0).astype(np.float32)
-        noisy = active.copy() if explore is None else active & np.asarray(explore, dtype=np.bool_)
-        noise = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
-        schedules: list[np.ndarray] = []
-        if gumbel:
-            if rng is not None and cfg.gumbel_scale > 0:
-                noise[:] = cfg.gumbel_scale * rng.gumbel(size=noise.shape)
-                noise[~noisy] = 0.0
-            for b in range(self.num_trees):
-                k = int(tree.n_children[b, ROOT_INDEX]) if active[b] else 0
-                schedules.append(halving_schedule(min(cfg.gumbel_considered, max(k, 1)), int(budget[b]) - 1))
-        elif rng is not None and cfg.dirichlet_fraction > 0:
-            self._add_noise(noisy, rng)
-        choice = no_choice.copy()
-        considered = np.zeros(self.num_trees, dtype=np.int64)
-        for r in range(1, int(budget[active].max(initial=1))):
-            now = active & (budget > r)
-            if gumbel:
-                for b in np.flatnonzero(now):
-                    considered[b] = schedules[b][r - 1]
-                _gumbel_root_choice(now, tree, noise, raw_value, considered, cfg.gumbel_value_scale,
-                                    cfg.gumbel_visit_offset, self._sigma, choice)  # fmt: skip
-            self._round(now, evaluator, choice)
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-        visits = np.zeros((self.num_trees, self.num_actions), dtype=np.float32)
-        root_value = np.zeros(self.num_trees, dtype=np.float32)
-        _root_visits(active, tree, visits, root_value)
-        action = np.full(self.num_trees, -1, dtype=np.int64)
-        if gumbel:
-            policy = np.zeros_like(visits)
-            _gumbel_results(active, tree, noise, raw_value, cfg.gumbel_value_scale, cfg.gumbel_visit_offset,
-                            self._sigma, policy, action)  # fmt: skip
+        self._raw_value[fresh] = np.where(tree.visits[fresh, ROOT_INDEX] > 0, tree.value_sum[fresh, ROOT_INDEX], 0.0)
+        noisy = fresh & self._noisy
+        if cfg.root == "gumbel":
+            self._gumbel[fresh] = 0.0
+            if noisy.any() and cfg.gumbel_scale > 0:
+                self._gumbel[noisy] = cfg.gumbel_scale * self._rng.gumbel(size=(int(noisy.sum()), self.num_actions))
+            for b in np.flatnonzero(fresh):
+                k = int(tree.n_children[b, ROOT_INDEX])
+                self._schedules[b] = halving_schedule(min(cfg.gumbel_considered, max(k, 1)), int(self._budget[b]) - 1)
+        elif noisy.any() and cfg.dirichlet_fraction > 0:
+            self._add_noise(noisy, self._rng)
+
+    def _end(self, ended: np.ndarray) -> None:
+        """Finish the searches of ``ended``: store their results, free the trees for the next search."""
+        _root_visits(ended, self.tree, self._visits, self._root_value)
+        if self.config.root == "gumbel":
+            _gumbel_results(ended, self.tree, self._gumbel, self._raw_value, self.config.gumbel_value_scale,
+                            self.config.gumbel_visit_offset, self._sigma, self._policy, self._action)  # fmt: skip
         else:
-            policy = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
-        return SearchResult(visits, policy, root_value, action)
+            rows = np.flatnonzero(ended)
+            visits = self._visits[rows]
+            self._policy[rows] = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
+            self._action[rows] = -1
+        self._searching &= ~ended
 
     def _add_noise(self, active: np.ndarray, rng: np.random.Generator) -> None:
         eps = self.config.dirichlet_fraction

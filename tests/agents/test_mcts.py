@@ -185,3 +185,50 @@ def test_caching_evaluator_sends_each_distinct_position_once_and_answers_the_sam
     p2, v2 = cached(obs, masks)
     assert cached.evaluated - before == 2 and np.array_equal(p, p2) and np.array_equal(v, v2)
     assert set(np.flatnonzero(p[0])) == {5, 9}
+
+
+def _varied_evaluator(obs, masks):
+    """Deterministic, position-dependent priors and values, so that trees differ by position."""
+    flat = obs.reshape(len(obs), -1).astype(np.float64)
+    weights = np.sin(np.arange(flat.shape[1]))
+    values = np.tanh(flat @ weights / 8.0).astype(np.float32)
+    priors = masks * (1.0 + np.arange(masks.shape[1]) % 7)
+    return (priors / priors.sum(axis=1, keepdims=True)).astype(np.float32), values
+
+
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_searches_begun_at_different_rounds_match_searches_run_alone(root):
+    # Tree 0 begins at once with 20 simulations, tree 1 seven rounds later with 12, tree 2 never:
+    # each ends after its own budget of rounds and finds what a search of its root alone finds.
+    boards = [Board("american"), Board("american", fen="W:W21,22,23,25,27:B5,9,10,14,16")]
+    config = MCTSConfig(simulations=20, root=root)
+    games = np.stack([game_from_board(boards[0]), game_from_board(boards[1]), game_from_board(boards[0])])
+    mcts = BatchedMCTS("american", 3, config)
+    batches = []
+
+    def recording(obs, masks):
+        batches.append(len(obs))
+        return _varied_evaluator(obs, masks)
+
+    mcts.begin(games, np.array([True, False, False]), simulations=np.array([20, 2, 2]))
+    ended_at = {}
+    for r in range(1, 40):
+        if r == 8:
+            mcts.begin(games, np.array([False, True, False]), simulations=np.array([2, 12, 2]))
+            with pytest.raises(ValueError, match="searching already"):
+                mcts.begin(games, np.array([True, False, False]))
+        for b in np.flatnonzero(mcts.step(recording)):
+            ended_at[int(b)] = r
+        if not mcts.searching.any():
+            break
+    assert ended_at == {0: 20, 1: 19}
+    assert batches[7:19] == [2] * 12  # one leaf of each tree searching, in one call
+    together = mcts.result(np.array([True, True, False]))
+    assert together.visits[2].sum() == 0 and together.action[2] == -1
+    for b, sims in ((0, 20), (1, 12)):
+        alone = BatchedMCTS("american", 1, config).search(games[b : b + 1], np.ones(1, bool), _varied_evaluator,
+                                                          simulations=sims)  # fmt: skip
+        assert np.array_equal(together.visits[b], alone.visits[0])
+        assert np.allclose(together.policy[b], alone.policy[0])
+        assert together.root_value[b] == pytest.approx(alone.root_value[0])
+        assert together.action[b] == alone.action[0]

@@ -234,45 +234,57 @@ def play_selfplay_games(
         net_seconds[0] += time.perf_counter() - t
         return out
 
+    # Each game searches on its own clock (BatchedMCTS.begin/step): a game whose quick search has
+    # ended plays its leg and begins its next search while the full searches of others go on, so
+    # every network call holds one leaf of every game in play, not only of the slowest searches.
+    obs = games.obs.copy()  # each game's position at the start of its search in progress
+    masks = games.masks.copy()
+    full = np.zeros(n, dtype=np.bool_)
+    quick = min(selfplay_config.quick_simulations, mcts_config.simulations)
     for i in range(n):
         start(i)
     while playing.any():
         t_round = time.perf_counter()
-        on_board = np.flatnonzero(playing)
-        # play forced legs (one legal choice) without search, until every live game has a choice
-        need = np.zeros(n, dtype=np.bool_)
+        searching = mcts.searching
+        # games not searching play forced legs (one legal choice) without search, up to their next choice
+        ready = np.zeros(n, dtype=np.bool_)
         for i in range(n):
-            while playing[i]:
+            while playing[i] and not searching[i]:
                 if games.observe(i) == 1:
                     advance(i, int(games.legal[i, 0]))
                     continue
-                need[i] = True
+                ready[i] = True
                 break
-        if not need.any():
+        if ready.any():
+            obs[ready] = games.obs[ready]
+            masks[ready] = games.masks[ready]
+            # playout cap randomisation: most legs get a quick search with no exploration noise, played
+            # but not stored
+            full[ready] = rng.random(int(ready.sum())) < selfplay_config.full_search_share
+            budget = np.where(full, mcts_config.simulations, quick)
+            mcts.begin(games.games, ready, rng, simulations=budget, explore=full)
+        searching = mcts.searching
+        if not searching.any():
             continue
-        obs = games.obs.copy()
-        masks = games.masks.copy()
-        # playout cap randomisation: most legs get a quick search, played but not stored
-        full = need & (rng.random(n) < selfplay_config.full_search_share)
-        budget = np.where(
-            full, mcts_config.simulations, min(selfplay_config.quick_simulations, mcts_config.simulations)
-        )
-        searched = np.flatnonzero(need)
+        on_board = np.flatnonzero(searching)
         t_search = time.perf_counter()
         net_before = net_seconds[0]
-        # quick searches get no exploration noise
-        result = mcts.search(games.games, need, timed_evaluator, rng, simulations=budget, explore=full)
+        ended = mcts.step(timed_evaluator)
         t_done = time.perf_counter()
         network = net_seconds[0] - net_before
-        charge("network", network, searched)
-        charge("search", t_done - t_search - network, searched)
-        charge("play", t_search - t_round, on_board[playing[on_board]])
+        charge("network", network, on_board)
+        charge("search", t_done - t_search - network, on_board)
+        charge("play", t_search - t_round, on_board)
+        if not ended.any():
+            continue
         t_round = time.perf_counter()
-        for i in searched:
+        result = mcts.result(ended)
+        done = np.flatnonzero(ended)
+        for i in done:
             if full[i]:
                 acts, probs = sparse_policy(result.policy[i], masks[i])
                 r = recs[i]
-                r["obs"].append(obs[i])
+                r["obs"].append(obs[i].copy())
                 r["acts"].append(acts)
                 r["probs"].append(probs)
                 r["colours"].append(int(games.to_move(i)))
@@ -283,6 +295,6 @@ def play_selfplay_games(
                 leg = int(result.action[i])  # gumbel: sequential halving's winner (its noise explores)
             else:
                 leg = choose_leg(result.visits[i], selfplay_config.temperature if hot else None, rng)
-            recs[i]["seconds"]["play"] += (time.perf_counter() - t_round) / max(len(searched), 1)
+            recs[i]["seconds"]["play"] += (time.perf_counter() - t_round) / len(done)
             advance(i, leg)
     return finished
