@@ -1,11 +1,12 @@
 """Self-play games per minute: the local process pool against Ray actors, and what Ray costs per game.
 
-    python benchmarks/selfplay_scaling.py [--games 64] [--rounds 3] [--json out.json]
+    python benchmarks/selfplay_scaling.py [--games N] [--rounds 3] [--json out.json]
 
 Plays the same AlphaZero self-play iterations (the ``train.selfplay``
 defaults: the 32-channel, 3-block network, 64 simulations on a quarter of
-the legs and 16 on the others, 64 games at a time per worker, games capped
-at 120 moves) with the same weights and
+the legs and 16 on the others, iterations of ``alphazero.games_per_iteration``
+games unless ``--games`` says otherwise, each worker playing three quarters
+of its share at once, games capped at 120 moves) with the same weights and
 seeds, in one process and one run:
 
 * the local pool (:class:`~train.alphazero.workers.SelfPlayPool`) with its
@@ -39,7 +40,7 @@ from agents.runtime import tune_process, usable_cores
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=64, help="games per timed iteration (default 64)")
+    parser.add_argument("--games", type=int, default=None, help="games per timed iteration (default: the run's)")
     parser.add_argument("--rounds", type=int, default=3, help="timed iterations per setting (default 3)")
     parser.add_argument("--variant", default="american")
     parser.add_argument("--simulations", type=int, default=None, help="MCTS simulations a leg (default: the run's)")
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     az = cfg.alphazero
     if args.simulations:
         az.mcts = dataclasses.replace(az.mcts, simulations=args.simulations)
+    args.games = args.games or az.games_per_iteration
     rules = get_rules(args.variant)
     torch.manual_seed(0)
     weights = PolicyValueNet(rules.board_size, cfg.net).state_dict()
