@@ -248,8 +248,8 @@ def play_selfplay_games(
         searching = mcts.searching
         # games not searching play forced legs (one legal choice) without search, up to their next choice
         ready = np.zeros(n, dtype=np.bool_)
-        for i in range(n):
-            while playing[i] and not searching[i]:
+        for i in np.flatnonzero(playing & ~searching):  # a search round is no time to walk every slot
+            while playing[i]:
                 if games.observe(i) == 1:
                     advance(i, int(games.legal[i, 0]))
                     continue
