@@ -49,16 +49,23 @@ __all__ = ["InProcessSelfPlay", "LocalBackend", "make_backend"]
 
 
 class InProcessSelfPlay:
-    """A self-play runner that plays every game in the calling process (no worker processes)."""
+    """A self-play runner that plays every game in the calling process (no worker processes); it keeps
+    the games carried between iterations (``selfplay.carry_over``) from one call to the next."""
 
     workers = 1
+
+    def __init__(self) -> None:
+        from .alphazero.selfplay import GameCarry
+
+        self._carry = GameCarry()
 
     def play(self, *job, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
         """``play(weights, ..., device, on_game=...)`` as the other runners:
         :func:`train.alphazero.selfplay.play_selfplay_games`, here."""
         from .alphazero.selfplay import play_selfplay_games
 
-        return play_selfplay_games(*job, on_game=on_game)
+        rules, selfplay_config = job[2], job[4]
+        return play_selfplay_games(*job, on_game=on_game, carry=self._carry.take(rules, selfplay_config))
 
 
 class LocalBackend:
@@ -66,6 +73,7 @@ class LocalBackend:
 
     def __init__(self) -> None:
         self._pool: SelfPlayPool | None = None
+        self._in_process: InProcessSelfPlay | None = None
 
     def start(self) -> None:
         """Nothing to start: the pool starts when an iteration first needs it."""
@@ -74,7 +82,9 @@ class LocalBackend:
         """A pool of ``workers`` processes (started on first use, kept until :meth:`close`); for one
         worker or one game, :class:`InProcessSelfPlay` (no process to start for so little)."""
         if workers <= 1 or games <= 1:
-            return InProcessSelfPlay()
+            if self._in_process is None:
+                self._in_process = InProcessSelfPlay()
+            return self._in_process
         if self._pool is None or self._pool.workers != workers:
             from .alphazero.workers import SelfPlayPool
 

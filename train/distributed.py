@@ -12,7 +12,11 @@ sets one torch thread (:func:`agents.runtime.tune_process`) and runs the
 same worker code as the local pool: an iteration's games are split into
 one share per ready actor exactly as :class:`~train.alphazero.workers.SelfPlayPool`
 splits them (share ``k`` plays with seed ``seed + 7919 k``), so without
-faults the games are the pool's games for that many workers. The network
+faults the games are the pool's games for that many workers (with
+``dynamic=False`` and ``selfplay.carry_over`` off). Each actor keeps the
+games it parked at the end of a share (``selfplay.carry_over``, see
+:mod:`train.alphazero.selfplay`) and resumes them in its next share; a lost
+actor's parked games are lost with it (none of them was logged). The network
 goes to the cluster once per iteration (``ray.put``); every actor reads
 that one object. An actor's share is a streaming generator: each game is
 sent back the moment it ends, and the learner logs it then (a Ctrl-C or a
@@ -80,7 +84,7 @@ from agents.runtime import tune_process, usable_cores
 from checkers_env.core import Rules, get_rules
 
 from .alphazero.config import SelfPlayConfig
-from .alphazero.selfplay import GameRecord, play_selfplay_games
+from .alphazero.selfplay import GameCarry, GameRecord, play_selfplay_games
 from .arena import GameResult, evaluate, match_summary, paired_openings, play_match
 from .progress import progress_bar, say
 
@@ -175,6 +179,7 @@ class SelfPlayWorker:
     def __init__(self) -> None:
         tune_process(torch_threads=1)  # an actor's process is an entry point: its threads are set here
         self.device = "cuda" if ray.get_gpu_ids() else "cpu"
+        self.carry = GameCarry()  # this actor's games carried between iterations (lost with the actor)
 
     def info(self) -> dict:
         """Where this actor runs (answers once the actor is up)."""
@@ -183,10 +188,21 @@ class SelfPlayWorker:
     def selfplay(self, weights: dict[str, torch.Tensor], net_config: NetConfig, rules: Rules,
                  mcts_config: MCTSConfig, selfplay_config: SelfPlayConfig, seed: int,
                  num_games: int) -> Iterator[GameRecord]:  # fmt: skip
-        """:func:`~train.alphazero.selfplay.play_selfplay_games` on this actor's device; yields each finished game."""
+        """:func:`~train.alphazero.selfplay.play_selfplay_games` on this actor's device (resuming the games
+        it parked in its last share, when ``selfplay.carry_over``); yields each finished game."""
+        carry = self.carry.take(rules, selfplay_config)
         yield from _streamed(
             lambda emit: play_selfplay_games(
-                weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, self.device, on_game=emit
+                weights,
+                net_config,
+                rules,
+                mcts_config,
+                selfplay_config,
+                seed,
+                num_games,
+                self.device,
+                on_game=emit,
+                carry=carry,
             )  # fmt: skip
         )
 

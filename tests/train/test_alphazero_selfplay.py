@@ -55,3 +55,81 @@ def test_search_value_weight_mixes_the_root_value_into_the_targets():
     assert all(not g.value_targets.any() for g in plain if g.winner < 0)
     assert any(np.abs(g.value_targets).sum() > 0 for g in mixed)  # the root values came through
     assert all(np.abs(g.value_targets).max() <= 1.0 for g in mixed)
+
+
+def _first_capture_between_legs(variant: str, seed: int = 0):
+    """A random game's committed board and the first leg of a capture of two or more legs from it."""
+    from checkers_env.game import STEP_CONTINUES, LegGames
+
+    rng = np.random.default_rng(seed)
+    games = LegGames(variant, 1, track_moves=True)
+    for _ in range(200):
+        games.reset(0)
+        while not games.is_over(0):
+            board = games.board(0)
+            n = games.observe(0)
+            leg = int(games.legal[0, rng.integers(n)])
+            if games.step(0, leg).code == STEP_CONTINUES:
+                return board, leg
+    raise AssertionError("no multi-leg capture in 200 random games")
+
+
+def test_carried_games_keep_the_batch_full_and_are_resumed_by_the_next_call():
+    from train.alphazero.selfplay import ParkedGame
+
+    mcts = MCTSConfig(simulations=4)
+    play = SelfPlayConfig(parallel_games=4, max_moves=16, full_search_share=1.0, adjudicate_margin=0.0)
+    carry: list = []
+    first = play_selfplay_games(None, NET, "american", mcts, play, seed=2, num_games=5, carry=carry)
+    assert len(first) == 5  # exactly the games asked for count; the others wait in the carry
+    parked = [c for c in carry if isinstance(c, ParkedGame)]
+    assert parked and all(p.moves_played < 16 for p in parked) and any(p.moves_played > 0 for p in parked)
+    for p in parked:
+        assert len(p.board.move_stack) == p.moves_played
+        assert len(p.record["obs"]) == len(p.record["colours"]) == len(p.record["ply"])
+    second = play_selfplay_games(None, NET, "american", mcts, play, seed=3, num_games=5, carry=carry)
+    assert len(second) == 5
+    prefixes = [[str(m) for m in p.board.move_stack] for p in parked]
+    resumed = [g for g in second if any(g.moves[: len(pre)] == pre for pre in prefixes)]
+    assert resumed  # the parked games came back first and were played to their end
+    for g in second:
+        assert g.value_targets.shape == g.colours.shape == (g.positions,)
+        assert g.plies == len(g.moves) <= 16
+    # without a carry nothing beyond the games asked for is started (the behaviour before carrying)
+    alone = play_selfplay_games(None, NET, "american", mcts, play, seed=2, num_games=5)
+    assert len(alone) == 5
+
+
+def test_a_game_parked_between_the_legs_of_a_capture_resumes_inside_it():
+    from train.alphazero.selfplay import PHASES, ParkedGame
+
+    board, leg = _first_capture_between_legs("american")
+    record = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
+              "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
+    carry = [ParkedGame(board.copy(), board.ply, [leg], record)]
+    play = SelfPlayConfig(parallel_games=1, max_moves=board.ply + 4, adjudicate_margin=0.0)
+    games = play_selfplay_games(None, NET, "american", MCTSConfig(simulations=3), play, seed=0, num_games=1,
+                                carry=carry)  # fmt: skip
+    assert len(games) == 1
+    history = [str(m) for m in board.move_stack]
+    assert games[0].moves[: len(history)] == history
+    from checkers_env.encoding import move_to_actions
+
+    # the move played from the parked board is a capture of two or more legs that starts with the parked leg
+    legs = {str(m): move_to_actions(m, 8, int(board.turn)) for m in board.legal_moves()}
+    going_on = {m for m, actions in legs.items() if actions[0] == leg and len(actions) >= 2}
+    assert games[0].moves[len(history)] in going_on
+
+
+def test_the_carry_is_dropped_when_the_rules_change_or_carrying_is_off():
+    from checkers_env.core import get_rules
+    from train.alphazero.selfplay import GameCarry
+
+    carry = GameCarry()
+    on, off = SelfPlayConfig(), SelfPlayConfig(carry_over=False)
+    games = carry.take(get_rules("american"), on)
+    games.append("parked")
+    assert carry.take(get_rules("american"), on) == ["parked"]
+    assert carry.take(get_rules("russian"), on) == []
+    carry.take(get_rules("russian"), on).append("parked")
+    assert carry.take(get_rules("russian"), off) is None and carry.games == []

@@ -17,7 +17,8 @@ from train.alphazero.workers import SelfPlayPool  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 MCTS = MCTSConfig(simulations=3)
-PLAY = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4, full_search_share=1.0)  # every leg stored
+PLAY = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4, full_search_share=1.0,  # every leg stored
+                      carry_over=False)  # each call plays its games from the start: reproducible  # fmt: skip
 
 
 def _weights(seed: int, net: NetConfig = NET):
@@ -54,6 +55,24 @@ def test_dynamic_sharing_plays_exactly_the_games_asked_for():
             games = pool.play(weights, NET, rules, MCTS, PLAY, seed=3, num_games=total, on_game=arrived.append)
             assert len(games) == len(arrived) == total
             assert all(g.plies > 0 and g.positions > 0 for g in games)
+
+
+def test_pooled_workers_park_games_for_the_next_iteration_and_resume_them():
+    from dataclasses import replace
+
+    rules = get_rules("american")
+    weights = _weights(0)
+    carrying = replace(PLAY, parallel_games=3, max_moves=14, carry_over=True)
+    with SelfPlayPool(2) as pool:
+        first = pool.play(weights, NET, rules, MCTS, carrying, seed=5, num_games=6)
+        parked = [p.board.move_stack for p in pool._carry.games if hasattr(p, "board")]
+        second = pool.play(weights, NET, rules, MCTS, carrying, seed=6, num_games=6)
+        # other rules: the parked american games are dropped, not resumed on a russian board
+        third = pool.play(weights, NET, get_rules("russian"), MCTS, carrying, seed=7, num_games=2)
+    assert len(first) == len(second) == 6 and len(third) == 2
+    assert parked  # slots freed at the end of the first iteration played on
+    prefixes = [[str(m) for m in stack] for stack in parked if stack]
+    assert any(g.moves[: len(p)] == p for g in second for p in prefixes)
 
 
 def test_pool_reports_a_worker_error():

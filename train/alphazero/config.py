@@ -36,6 +36,12 @@ class SelfPlayConfig:
     at 64 simulations, the rest at 16) won the equal-time comparison in docs/BENCHMARKS.md."""
     quick_simulations: int = 16
     """Simulations of a quick search (when ``full_search_share`` < 1)."""
+    carry_over: bool = True
+    """Keep every self-play slot busy to the end of an iteration: slots freed while the iteration's last
+    games are being played start games for the next iteration, which are parked when it ends and
+    resumed (with the new weights) by the next one. The network batch then stays full instead of
+    shrinking as the slowest games end. False: each iteration plays its games from their start and
+    nothing more (reproducible game by game, for a fixed number of workers)."""
     search_value_weight: float = 0.0
     """Weight of the search's root value in a position's value target (0: the game's result alone). The
     result of one game is a noisy target for every position in it; mixing in the search's own estimate

@@ -108,7 +108,9 @@ class AlphaZeroLearner:
                 draws=results.count(-1) / len(games),
             )
             # where the self-play time went: the workers' network, search and play time; the rest of
-            # the processes' wall time is waiting (start-up, hand-offs, a worker slower than another)
+            # the processes' wall time is waiting (start-up, hand-offs, a worker slower than another).
+            # A game carried over from the iteration before brings its time with it, and games parked
+            # for the next take theirs away: over a few iterations the two even out.
             spent = {phase: sum(g.seconds.get(phase, 0.0) for g in games) for phase in PHASES}
             processes = self._workers if self._workers > 1 and wanted > 1 else 1
             for phase, seconds in spent.items():

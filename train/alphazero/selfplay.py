@@ -9,6 +9,18 @@ one batch. A leg with a single legal choice is played without search and not
 stored. Each searched position is stored with the search's visit shares (the
 policy target) and, once the game ends, its value target.
 
+Games carried between calls (``carry``, a :class:`GameCarry` 's list): the
+call's games are then the first ``num_games`` to end, not the first to
+start. Every slot plays from the first round to the last: a slot whose game
+ended starts another at once, and when ``num_games`` games have ended the
+games still in progress are parked in the carry. The network batch stays
+full to the last round instead of shrinking while the slowest games end,
+and no game waits for another. The next call resumes the parked games (with
+its new weights) before starting new ones; a game that ends after the
+call's count is full is handed over by the next call. A parked search is
+dropped (its tree belonged to the old weights) and the position is searched
+again.
+
 Board symmetries: none are used for augmentation. On 8x8 and 10x10 the dark
 squares are not mapped onto dark squares by the left-right mirror (a1 is dark,
 h1 is light), nor by the up-down mirror; the half turn maps the board onto
@@ -38,6 +50,8 @@ __all__ = [
     "POLICY_SLOTS",
     "PHASES",
     "GameRecord",
+    "ParkedGame",
+    "GameCarry",
     "play_selfplay_games",
     "adjudicate",
     "value_targets",
@@ -85,6 +99,42 @@ class GameRecord:
     def positions(self) -> int:
         """Stored (searched) positions."""
         return len(self.colours)
+
+
+@dataclass
+class ParkedGame:
+    """A self-play game in progress, stopped at the end of a call of :func:`play_selfplay_games` to be
+    resumed by the next one (see the module docstring)."""
+
+    board: Board
+    """The committed position, with the game's move stack."""
+    moves_played: int
+    """Whole moves played since the game's start position (what ``max_moves`` and the temperature read)."""
+    legs: list[int]
+    """Legs already taken in the move in progress (a capture stopped between legs)."""
+    record: dict
+    """The positions stored so far and the time spent (the worker's bookkeeping of the game)."""
+
+
+class GameCarry:
+    """The games a self-play runner keeps between iterations (``selfplay.carry_over``): parked games
+    (:class:`ParkedGame`) and finished games that did not count yet (:class:`GameRecord`).
+
+    One per runner (the in-process runner, the local pool, each Ray actor). :meth:`take` hands the list
+    that :func:`play_selfplay_games` resumes from and refills (its ``carry``), or None when carrying is
+    off; games parked under other rules are dropped.
+    """
+
+    def __init__(self) -> None:
+        self.games: list[ParkedGame | GameRecord] = []
+        self._rules: Rules | None = None
+
+    def take(self, rules: Rules, selfplay_config: SelfPlayConfig) -> list[ParkedGame | GameRecord] | None:
+        """The carried games for a call under ``rules`` (None, and nothing kept, when carrying is off)."""
+        if not selfplay_config.carry_over or self._rules != rules:
+            self.games = []
+        self._rules = rules
+        return self.games if selfplay_config.carry_over else None
 
 
 def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winner: int, scale: float,
@@ -140,6 +190,8 @@ def play_selfplay_games(
     on_game: Callable[[GameRecord], None] | None = None,
     claim: Callable[[], bool] | None = None,
     parallel: int | None = None,
+    carry: list[ParkedGame | GameRecord] | None = None,
+    iteration_over: Callable[[], bool] | None = None,
 ) -> list[GameRecord]:
     """``num_games`` finished self-play games of the network with these weights.
 
@@ -154,6 +206,12 @@ def play_selfplay_games(
     worker slowed down by a busy core plays fewer games instead of keeping the
     others waiting); ``num_games`` then bounds this worker's games and
     ``parallel`` (default ``parallel_games``) the games it plays at once.
+
+    ``carry`` (a list the caller keeps between calls, see :class:`GameCarry`): this call's games are
+    the first ``num_games`` to end (``claim()``, when given, is asked as each game ends); games
+    carried in are resumed first; every slot plays until the call's games are in, or until
+    ``iteration_over()`` (workers sharing an iteration: all of its games have ended); the games still
+    in progress are then parked in ``carry``, with any game that ended after the count was full.
     """
     rules = get_rules(variant)
     torch.manual_seed(seed)
@@ -167,19 +225,52 @@ def play_selfplay_games(
     games = LegGames(rules, n, track_moves=True)
     playing = np.zeros(n, dtype=np.bool_)
     recs: list[dict] = [{} for _ in range(n)]
-    started = 0
+    counted_so_far = 0
+    new_games = 0
     finished: list[GameRecord] = []
+    carrying = carry is not None
+    carried = [c for c in carry if isinstance(c, ParkedGame)] if carry is not None else []
+    carried_ended = [c for c in carry if isinstance(c, GameRecord)] if carry is not None else []
+    if carry is not None:
+        carry.clear()
+
+    def take_one() -> bool:
+        """Whether one more game counts for this call (this worker's bound, then the shared one); asked as a
+        game starts, or, carrying, as it ends."""
+        nonlocal counted_so_far
+        if counted_so_far >= num_games or (claim is not None and not claim()):
+            return False
+        counted_so_far += 1
+        return True
+
+    def deliver(record: GameRecord) -> None:
+        finished.append(record)
+        if on_game is not None:
+            on_game(record)
+        if progress is not None:
+            progress(1)
+
+    def call_over() -> bool:
+        """Carrying: this call's games have all ended (here, or at the other workers of the iteration)."""
+        return counted_so_far >= num_games or (iteration_over is not None and iteration_over())
 
     def start(i: int) -> None:
-        nonlocal started
-        if started >= num_games or (claim is not None and not claim()):
+        nonlocal new_games
+        if call_over() if carrying else not take_one():  # carrying, games are counted as they end
             playing[i] = False
             return
-        games.load(i, openings[started % len(openings)] if openings else Board(rules))
-        started += 1
+        if carried:
+            parked = carried.pop(0)
+            games.load(i, parked.board, episode_ply=parked.moves_played)
+            for leg in parked.legs:
+                games.step(i, leg)
+            recs[i] = parked.record
+        else:
+            games.load(i, openings[new_games % len(openings)] if openings else Board(rules))
+            new_games += 1
+            recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
+                       "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
         playing[i] = True
-        recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
-                   "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
 
     def finish(i: int, winner: int, adjudicated: bool = False) -> None:
         r = recs[i]
@@ -190,24 +281,22 @@ def play_selfplay_games(
         w = selfplay_config.search_value_weight
         if w > 0 and len(targets):
             targets = ((1 - w) * targets + w * np.array(r["q"], dtype=np.float32)).astype(np.float32)
-        finished.append(
-            GameRecord(
-                observations=np.array(r["obs"], dtype=np.float16).reshape(-1, *games.obs.shape[1:]),
-                policy_actions=np.array(r["acts"], dtype=np.int16).reshape(-1, POLICY_SLOTS),
-                policy_probs=np.array(r["probs"], dtype=np.float16).reshape(-1, POLICY_SLOTS),
-                colours=colours,
-                value_targets=targets,
-                winner=winner,
-                adjudicated=adjudicated and winner >= 0,
-                moves=[str(m) for m in board.move_stack],
-                plies=len(board.move_stack),
-                seconds={k: round(v, 4) for k, v in r["seconds"].items()},
-            )
+        record = GameRecord(
+            observations=np.array(r["obs"], dtype=np.float16).reshape(-1, *games.obs.shape[1:]),
+            policy_actions=np.array(r["acts"], dtype=np.int16).reshape(-1, POLICY_SLOTS),
+            policy_probs=np.array(r["probs"], dtype=np.float16).reshape(-1, POLICY_SLOTS),
+            colours=colours,
+            value_targets=targets,
+            winner=winner,
+            adjudicated=adjudicated and winner >= 0,
+            moves=[str(m) for m in board.move_stack],
+            plies=len(board.move_stack),
+            seconds={k: round(v, 4) for k, v in r["seconds"].items()},
         )
-        if on_game is not None:
-            on_game(finished[-1])
-        if progress is not None:
-            progress(1)
+        if not carrying or take_one():
+            deliver(record)
+        else:
+            carry.append(record)  # ended after this call's count was full: the next call hands it over
         start(i)
 
     def advance(i: int, action: int) -> None:
@@ -241,9 +330,15 @@ def play_selfplay_games(
     masks = games.masks.copy()
     full = np.zeros(n, dtype=np.bool_)
     quick = min(selfplay_config.quick_simulations, mcts_config.simulations)
+    for record in carried_ended:
+        if take_one():
+            deliver(record)
+        else:
+            carry.append(record)
     for i in range(n):
         start(i)
-    while playing.any():
+
+    while (not call_over()) if carrying else playing.any():
         t_round = time.perf_counter()
         searching = mcts.searching
         # games not searching play forced legs (one legal choice) without search, up to their next choice
@@ -297,4 +392,8 @@ def play_selfplay_games(
                 leg = choose_leg(result.visits[i], selfplay_config.temperature if hot else None, rng)
             recs[i]["seconds"]["play"] += (time.perf_counter() - t_round) / len(done)
             advance(i, leg)
+    if carry is not None:  # park the games in progress (their searches are dropped) and any not resumed
+        for i in np.flatnonzero(playing):
+            carry.append(ParkedGame(games.board(i), games.moves_played(i), games.legs_taken(i), recs[i]))
+        carry.extend(carried)
     return finished

@@ -13,14 +13,22 @@ thread pools is unsafe). Worker ``k`` of an iteration plays with seed
 ``seed + k * 7919``.
 
 Games are shared out as the iteration goes (``dynamic=True``, the default):
-each worker starts with three quarters of an even share of the games at once
-(its network batch), and the rest go to whichever worker frees a slot first,
+each worker starts with its even share of the games at once when carrying
+games between iterations (see below), three quarters of it when not (its
+network batch, at most ``selfplay.parallel_games``), and the rest go to whichever worker frees a slot first,
 through a counter the workers share. A worker slowed down by a busy core
 then plays fewer games instead of keeping the others idle while it finishes
 its half. Which worker plays which game then depends on timing; with
 ``dynamic=False`` each worker plays a fixed share and the games come back
 in (worker, finishing order), so a run is reproducible for a given number
 of workers.
+
+Games carried between iterations (``selfplay.carry_over``, see
+:mod:`train.alphazero.selfplay`): the pool keeps the games its workers
+parked and hands them out, in turn, to the next iteration's workers. An
+iteration's games are then the first to end, at any worker (the shared
+counter counts games as they end), and every worker plays on until they
+have all ended, so no worker waits idle at the end of an iteration.
 
 Workers ignore SIGINT: Ctrl-C reaches the trainer, which saves the games
 received so far and then :meth:`SelfPlayPool.close` ends the workers.
@@ -41,12 +49,12 @@ from agents.runtime import tune_process
 from checkers_env.core.variants import Rules
 
 from .config import SelfPlayConfig
-from .selfplay import GameRecord, play_selfplay_games
+from .selfplay import GameCarry, GameRecord, play_selfplay_games
 
 __all__ = ["SelfPlayPool"]
 
 _WORKER_QUEUE = None
-_CLAIMED = None  # games of the iteration started by any worker (a shared counter)
+_CLAIMED = None  # games of the iteration started (carrying: ended) at any worker (a shared counter)
 
 
 def _init_worker(results, claimed, threads: int) -> None:
@@ -66,7 +74,8 @@ def _claim_one(total: int) -> bool:
 
 
 def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
-                dynamic_total: int, parallel: int) -> int:  # fmt: skip
+                dynamic_total: int, parallel: int, carry: list | None) -> list | None:  # fmt: skip
+    """Play one share; returns the games it parked (``carry`` refilled), or None when not carrying."""
     finished = 0
 
     def send(record: GameRecord) -> None:
@@ -75,9 +84,12 @@ def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_conf
         finished += 1
 
     claim = (lambda: _claim_one(dynamic_total)) if dynamic_total else None
+    # carrying, every worker plays on until the iteration's games have all ended, at any worker
+    over = (lambda: _CLAIMED.value >= dynamic_total) if dynamic_total else None
     play_selfplay_games(weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
-                        on_game=send, claim=claim, parallel=parallel)  # fmt: skip
-    return finished
+                        on_game=send, claim=claim, parallel=parallel, carry=carry,
+                        iteration_over=over)  # fmt: skip
+    return carry
 
 
 class SelfPlayPool:
@@ -90,6 +102,7 @@ class SelfPlayPool:
         ctx = mp.get_context("spawn")
         self._results = ctx.Queue()
         self._claimed = ctx.Value("q", 0)
+        self._carry = GameCarry()
         self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._results, self._claimed, threads))
 
     def play(
@@ -108,14 +121,18 @@ class SelfPlayPool:
         """``num_games`` games shared among the workers; ``on_game(record)`` as each one arrives.
 
         Returns them ordered by worker, then by the order they finished in
-        (see the module docstring for ``dynamic``).
+        (see the module docstring for ``dynamic`` and for the games carried between calls).
         """
         weights = {k: v.detach().cpu() for k, v in weights.items()}
         even = -(-num_games // self.workers)
+        carried = self._carry.take(rules, selfplay_config)
         if dynamic and self.workers > 1:
             with self._claimed.get_lock():
                 self._claimed.value = 0
-            parallel = min(selfplay_config.parallel_games, max(1, -(-3 * even // 4)))
+            # not carrying, a worker starts three quarters of its share and the rest go to whichever frees
+            # a slot first; carrying, every slot plays to the end of the iteration: the whole share at once
+            at_once = even if carried is not None else -(-3 * even // 4)
+            parallel = min(selfplay_config.parallel_games, max(1, at_once))
             shares = [num_games] * self.workers  # each may play them all; the shared counter stops them at the total
             total = num_games
         else:
@@ -125,12 +142,14 @@ class SelfPlayPool:
             parallel = selfplay_config.parallel_games
             total = 0
         pending = []
-        for job, share in enumerate(shares):
-            if share == 0:
-                continue
-            args = (job, weights, net_config, rules, mcts_config, selfplay_config, seed + job * 7919, share, device,
-                    total, parallel)  # fmt: skip
+        jobs = [job for job, share in enumerate(shares) if share]
+        for k, job in enumerate(jobs):
+            carry = None if carried is None else carried[k :: len(jobs)]  # carried games dealt in turn
+            args = (job, weights, net_config, rules, mcts_config, selfplay_config, seed + job * 7919, shares[job],
+                    device, total, parallel, carry)  # fmt: skip
             pending.append(self._pool.apply_async(_play_share, args))
+        if carried is not None:
+            carried.clear()  # the workers hold them now; what they park comes back below
         received: list[tuple[int, int, GameRecord]] = []
         while len(received) < num_games:
             try:
@@ -144,7 +163,9 @@ class SelfPlayPool:
             if on_game is not None:
                 on_game(item[2])
         for result in pending:
-            result.get()
+            parked = result.get()
+            if carried is not None:
+                carried.extend(parked)
         received.sort(key=lambda item: (item[0], item[1]))
         return [record for _, _, record in received]
 
