@@ -183,7 +183,8 @@ class SelfPlayWorker:
 
     def info(self) -> dict:
         """Where this actor runs (answers once the actor is up)."""
-        return {"node": ray.get_runtime_context().get_node_id(), "pid": os.getpid(), "device": self.device}
+        return {"node": ray.get_runtime_context().get_node_id(), "pid": os.getpid(), "device": self.device,
+                "carried_games": len(self.carry.games)}  # fmt: skip
 
     def selfplay(self, weights: dict[str, torch.Tensor], net_config: NetConfig, rules: Rules,
                  mcts_config: MCTSConfig, selfplay_config: SelfPlayConfig, seed: int,

@@ -7,6 +7,7 @@ the folder the driver imports the project from.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -120,7 +121,7 @@ def _is_whole(game, rules, max_moves: int) -> bool:
 def test_actors_play_the_local_pools_games_and_evaluations_fan_out(cluster):
     rules = get_rules("american")
     weights = _weights()
-    play = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4)
+    play = SelfPlayConfig(parallel_games=2, max_moves=10, temperature_moves=4, carry_over=False)
     backend = RayBackend(address=cluster.address)
     try:
         arrived = []
@@ -132,6 +133,20 @@ def test_actors_play_the_local_pools_games_and_evaluations_fan_out(cluster):
         )
         assert len(arrived) == 5 and [g.moves for g in games] == [g.moves for g in expected]
         np.testing.assert_array_equal(games[0].policy_actions, expected[0].policy_actions)
+
+        # carrying: each actor parks the games in progress at the end of its share and resumes them in its next
+        carrying = dataclasses.replace(play, carry_over=True)
+
+        def carried() -> int:
+            return sum(ray.get(w.handle.info.remote())["carried_games"] for w in backend._workers)
+
+        assert carried() == 0
+        first = backend.play(weights, NET, rules, MCTS, carrying, seed=12, num_games=4)
+        parked = carried()
+        second = backend.play(weights, NET, rules, MCTS, carrying, seed=13, num_games=4)
+        assert len(first) == len(second) == 4 and parked > 0  # exactly the games asked for; the rest parked
+        backend.play(weights, NET, rules, MCTS, play, seed=14, num_games=2)  # carrying off: the carry is dropped
+        assert carried() == 0
 
         net = PolicyValueNet(8, NET)
         net.load_state_dict(weights)

@@ -73,9 +73,10 @@ class AlphaZeroConfig:
     training process."""
     games_per_iteration: int = 128
     """Self-play games between two training phases. It also sets the network batch of self-play: a
-    worker plays three quarters of its even share at once (48 games each for two workers, capped by
-    ``selfplay.parallel_games``); the 32x3 network evaluates about a third more positions a second in
-    batches of 48 than of 24 on one CPU thread, which is why the default is not 64."""
+    worker plays its even share at once (64 games each for two workers, capped by
+    ``selfplay.parallel_games``; three quarters of it when ``selfplay.carry_over`` is off). The 32x3
+    network evaluates about a third more positions a second in batches of 48 than of 24 on one CPU
+    thread, and more again in batches of 64, which is why the default is not 64."""
     replay_capacity: int = 60_000
     """Positions kept in the replay buffer."""
     batch_size: int = 256
