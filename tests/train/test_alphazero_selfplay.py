@@ -101,12 +101,10 @@ def test_carried_games_keep_the_batch_full_and_are_resumed_by_the_next_call():
 
 
 def test_a_game_parked_between_the_legs_of_a_capture_resumes_inside_it():
-    from train.alphazero.selfplay import PHASES, ParkedGame
+    from train.alphazero.selfplay import ParkedGame, new_game_record
 
     board, leg = _first_capture_between_legs("american")
-    record = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
-              "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
-    carry = [ParkedGame(board.copy(), board.ply, [leg], record)]
+    carry = [ParkedGame(board.copy(), board.ply, [leg], new_game_record())]
     play = SelfPlayConfig(parallel_games=1, max_moves=board.ply + 4, adjudicate_margin=0.0)
     games = play_selfplay_games(None, NET, "american", MCTSConfig(simulations=3), play, seed=0, num_games=1,
                                 carry=carry)  # fmt: skip

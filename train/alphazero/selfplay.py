@@ -52,6 +52,7 @@ __all__ = [
     "GameRecord",
     "ParkedGame",
     "GameCarry",
+    "new_game_record",
     "play_selfplay_games",
     "adjudicate",
     "value_targets",
@@ -99,6 +100,12 @@ class GameRecord:
     def positions(self) -> int:
         """Stored (searched) positions."""
         return len(self.colours)
+
+
+def new_game_record() -> dict:
+    """The worker's bookkeeping of a game just started (what :attr:`ParkedGame.record` holds)."""
+    return {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
+            "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
 
 
 @dataclass
@@ -268,8 +275,7 @@ def play_selfplay_games(
         else:
             games.load(i, openings[new_games % len(openings)] if openings else Board(rules))
             new_games += 1
-            recs[i] = {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
-                       "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
+            recs[i] = new_game_record()
         playing[i] = True
 
     def finish(i: int, winner: int, adjudicated: bool = False) -> None:
