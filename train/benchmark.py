@@ -17,7 +17,8 @@ For each variant:
 
 ``--ppo-minutes`` adds masked PPO on american against the random player.
 The summary (``RUN/benchmark.json`` and ``RUN/benchmark.md``) gives each
-score with its 95% Wilson interval, the target and whether it was met, the
+score with its 95% Wilson interval (the JSON also game by game, in the
+order of the openings, so that runs with the same ``--seed`` pair up), the target and whether it was met, the
 run's games, positions and gradient steps, and where the learning curves
 are. A finished training is not run again when the command is repeated
 with the same ``--run-dir`` (an unfinished one resumes).
@@ -166,9 +167,11 @@ def main(argv: list[str] | None = None) -> int:
                          "overrides": args.overrides})  # fmt: skip
             agent = load_agent(best, variant, simulations=args.simulations, seed=args.seed)
             for spec in args.opponents:
-                doc, _ = evaluate(variant, agent, spec, args.games, args.seed + 1, progress=progress)
+                doc, games = evaluate(variant, agent, spec, args.games, args.seed + 1, progress=progress)
+                # game by game, in the order of the openings: runs with the same seed pair up (train.compare)
                 rows.append({"variant": variant, "agent": "alphazero", "simulations": args.simulations,
-                             "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc})  # fmt: skip
+                             "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc,
+                             "game_scores": [g.score for g in games]})  # fmt: skip
         if args.ppo_minutes > 0:
             cfg = TrainConfig(variant="american", algo="ppo", minutes=args.ppo_minutes, seed=args.seed,
                               run_dir=os.path.join(args.run_dir, "ppo" + suffix), final_games=0, progress=progress,

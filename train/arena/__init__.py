@@ -3,7 +3,7 @@
 * :mod:`train.arena.match`: the one match loop (:func:`play_match`) and
   :func:`evaluate` (an agent against an opponent, from paired openings);
 * :mod:`train.arena.openings`: balloted openings and their pairing with colours reversed;
-* :mod:`train.arena.ratings`: Wilson intervals, Elo differences, Elo tables.
+* :mod:`train.arena.ratings`: Wilson intervals, Elo differences, paired differences, Elo tables.
 
 ``python -m train.evaluate`` (``checkers-arena``) is its command line.
 """
@@ -12,17 +12,19 @@ from __future__ import annotations
 
 from .match import GameResult, evaluate, match_summary, play_match
 from .openings import Opening, ballot, paired_openings
-from .ratings import MatchStats, fit_elo, match_stats, score_interval
+from .ratings import MatchStats, PairedDifference, fit_elo, match_stats, paired_difference, score_interval
 
 __all__ = [
     "GameResult",
     "MatchStats",
     "Opening",
+    "PairedDifference",
     "ballot",
     "evaluate",
     "fit_elo",
     "match_stats",
     "match_summary",
+    "paired_difference",
     "paired_openings",
     "play_match",
     "score_interval",

@@ -8,6 +8,11 @@ Scores count a win 1, a draw 1/2, a loss 0. Intervals are 95% (``z = 1.96``).
 * Elo difference: ``-400 log10(1/s - 1)``, its interval the same map applied to
   the score interval. A perfect (or zero) score has no finite Elo, so scores
   are kept within half a game of the ends (``1/(2n)``) before the map.
+* Paired difference of two agents that played the same games (the same
+  openings, colours and opponent): the mean of the game-by-game score
+  differences, with a normal interval from their standard deviation. Pairing
+  removes the openings' own share of the noise, so it is narrower than the
+  two match intervals side by side.
 * Elo table: the Bradley-Terry (logistic Elo) maximum-likelihood fit of every
   pairwise result, a draw being half a win, with a weak Gaussian prior (sd
   1,000 Elo) so that unbeaten agents stay finite; intervals from the inverse
@@ -22,7 +27,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Z95", "wilson", "score_interval", "elo_from_score", "elo_interval", "MatchStats", "match_stats", "fit_elo"]
+__all__ = [
+    "Z95",
+    "wilson",
+    "score_interval",
+    "elo_from_score",
+    "elo_interval",
+    "MatchStats",
+    "match_stats",
+    "fit_elo",
+    "PairedDifference",
+    "paired_difference",
+]
 
 Z95 = 1.959963984540054
 _ELO = 400.0 / math.log(10.0)  # Elo points per unit of natural-log odds
@@ -117,6 +133,33 @@ def match_stats(wins: int, draws: int, losses: int) -> MatchStats:
         elo=elo_from_score(score, n) if n else 0.0,
         elo_ci=elo_interval(wins, draws, losses) if n else (-math.inf, math.inf),
     )
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """How B scored against A on the same games (see :func:`paired_difference`)."""
+
+    games: int
+    mean: float
+    """Mean of ``b - a`` over the games: B's match score minus A's."""
+    ci: tuple[float, float]
+    """95% interval of ``mean``."""
+    better: int
+    """Games where B scored more than A."""
+    worse: int
+    """Games where B scored less than A."""
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float], z: float = Z95) -> PairedDifference:
+    """B's score minus A's, game by game, where game ``i`` of both had the same opening, colours and
+    opponent. ``ValueError`` when the two have different lengths or no games."""
+    if len(a) != len(b) or not len(a):
+        raise ValueError(f"paired scores need the same games on both sides, got {len(a)} and {len(b)}")
+    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    n = len(d)
+    mean = float(d.mean())
+    half = z * float(d.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+    return PairedDifference(n, mean, (mean - half, mean + half), int((d > 0).sum()), int((d < 0).sum()))
 
 
 def fit_elo(

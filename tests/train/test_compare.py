@@ -1,0 +1,67 @@
+"""Settings compared side by side: paired differences, checked settings, and a tiny comparison end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from train.arena import paired_difference
+
+
+def test_paired_difference_is_the_mean_game_by_game_difference():
+    d = paired_difference([0, 0.5, 1, 0], [1, 0.5, 1, 0.5])
+    assert d.games == 4 and d.mean == pytest.approx(0.375) and (d.better, d.worse) == (2, 0)
+    half = 1.959963984540054 * 0.478713553878169 / 2  # sample sd of (1, 0, 0, 0.5) is 0.4787
+    assert d.ci == pytest.approx((0.375 - half, 0.375 + half))
+    same = paired_difference([1, 0, 0.5], [1, 0, 0.5])
+    assert same.mean == 0 and same.ci == (0, 0) and same.better == same.worse == 0
+    assert math.isinf(paired_difference([0], [1]).ci[1])  # one game: no interval
+    with pytest.raises(ValueError, match="same games"):
+        paired_difference([0, 1], [1])
+
+
+pytest.importorskip("torch")
+pytest.importorskip("tyro")
+
+from train import compare  # noqa: E402
+
+
+def test_bad_settings_are_refused_before_anything_trains(tmp_path, capsys):
+    base = ["--run-dir", str(tmp_path / "c"), "--no-progress"]
+    for settings, message in (
+        (["--setting", "a", "--setting", "a"], "must differ"),
+        (["--setting", "a", "--setting", "b", "alphazero.nope=1"], "no field"),
+        (["--setting", "x=1"], "starts with its name"),
+        (["--setting", "a", "alphazero.sample_reuse=0"], "sample_reuse"),
+    ):
+        assert compare.main(settings + base) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()  # nothing was started
+
+
+TINY = ["net.channels=8", "net.blocks=1", "net.value_hidden=8", "alphazero.mcts.simulations=3",
+        "alphazero.eval_simulations=3", "alphazero.games_per_iteration=2", "alphazero.selfplay.parallel_games=2",
+        "alphazero.selfplay.max_moves=10"]  # fmt: skip
+
+
+def test_two_settings_train_side_by_side_and_pair_up(tmp_path, capsys):
+    argv = ["--variant", "american", "--minutes", "0.0001", "--games", "4", "--simulations", "3",
+            "--opponents", "random", "--run-dir", str(tmp_path), "--no-progress",
+            "--setting", "base", "--setting", "fast", "alphazero.learning_rate=0.01"]  # fmt: skip
+    argv += [x for o in TINY for x in ("--set", o)]
+    assert compare.main(argv) == 0
+    doc = json.loads((tmp_path / "compare.json").read_text())
+    assert doc["reference"] == "base" and doc["parallel"] >= 1
+    base, fast = doc["rows"]
+    assert base["minus_reference"] is None and base["overrides"] == []
+    assert fast["overrides"] == ["alphazero.learning_rate=0.01"] and fast["games"] == 4
+    d = fast["minus_reference"]
+    assert d["better"] + d["worse"] <= 4 and d["ci"][0] <= d["mean"] <= d["ci"][1]
+    for name in ("base", "fast"):  # each run kept to one core, with its own overrides
+        cfg = json.loads((tmp_path / f"american-{name}" / "config.json").read_text())
+        assert cfg["threads"] == 1 and cfg["alphazero"]["workers"] == 1 and cfg["net"]["channels"] == 8
+        assert cfg["alphazero"]["learning_rate"] == (0.01 if name == "fast" else 0.002)
+        assert len(json.loads((tmp_path / f"benchmark-{name}.json").read_text())["results"][0]["game_scores"]) == 4
+    assert "| fast | alphazero.learning_rate=0.01 |" in capsys.readouterr().out
