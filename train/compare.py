@@ -49,15 +49,16 @@ ONE_CORE = ["alphazero.workers=1", "threads=1"]
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m train.compare", description=__doc__.split("\n\n")[0])
-    p.add_argument("--variant", default="american")
+    p.add_argument("--variant", default="american", help="rule variant (default american)")
     p.add_argument(
         "--setting",
         dest="settings",
         action="append",
         nargs="+",
         required=True,
-        metavar="NAME [FIELD=VALUE",
-        help="a setting: its name, then TrainConfig overrides (none: the defaults); the first is the reference",
+        metavar="ITEM",
+        help="a setting: NAME [FIELD=VALUE ...], its name, then TrainConfig overrides (none: the defaults); "
+        "repeat for each setting; the first is the reference",
     )
     p.add_argument("--minutes", type=float, default=30.0, help="training minutes of each setting (default 30)")
     p.add_argument("--games", type=int, default=100, help="games per setting and opponent (default 100)")
