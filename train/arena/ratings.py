@@ -11,8 +11,8 @@ Scores count a win 1, a draw 1/2, a loss 0. Intervals are 95% (``z = 1.96``).
 * Paired difference of two agents that played the same games (the same
   openings, colours and opponent): the mean of the game-by-game score
   differences, with a normal interval from their standard deviation. Pairing
-  removes the openings' own share of the noise, so it is narrower than the
-  two match intervals side by side.
+  removes the openings' own share of the noise, so the interval is usually
+  narrower than that of the difference of two independent matches.
 * Elo table: the Bradley-Terry (logistic Elo) maximum-likelihood fit of every
   pairwise result, a draw being half a win, with a weak Gaussian prior (sd
   1,000 Elo) so that unbeaten agents stay finite; intervals from the inverse
