@@ -16,9 +16,9 @@ Games are shared out as the iteration goes (``dynamic=True``, the default):
 each worker starts with its even share of the games at once when carrying
 games between iterations (see below), three quarters of it when not (its
 network batch, at most ``selfplay.parallel_games``), and the rest go to
-whichever worker frees a slot first, through a counter the workers share. A worker slowed down by a busy core
-then plays fewer games instead of keeping the others idle while it finishes
-its half. Which worker plays which game then depends on timing; with
+whichever worker frees a slot first, through a counter the workers share.
+A worker slowed down by a busy core then plays fewer games instead of
+keeping the others idle while it finishes its half. Which worker plays which game then depends on timing; with
 ``dynamic=False`` each worker plays a fixed share and the games come back
 in (worker, finishing order), so a run is reproducible for a given number
 of workers.
