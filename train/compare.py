@@ -45,6 +45,8 @@ __all__ = ["main", "build_parser"]
 
 ONE_CORE = ["alphazero.workers=1", "threads=1"]
 """Overrides that keep a run to one process on one core."""
+ONE_CORE_FIELDS = frozenset(item.split("=", 1)[0] for item in ONE_CORE)
+"""The fields a setting may not override: they are the comparison's equal terms."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,6 +87,12 @@ def _check(args) -> list[tuple[str, list[str]]]:
     for name, overrides in settings:
         if not name or "=" in name or os.sep in name or name.startswith("-"):
             raise ValueError(f"a setting starts with its name (no '=' or '{os.sep}'), got {name!r}")
+        for item in args.common + overrides:
+            if item.split("=", 1)[0].strip() in ONE_CORE_FIELDS:
+                # the comparison's premise is one process on one core each; a setting that changes it
+                # would be compared on unequal terms, and quietly so, since its override would win
+                raise ValueError(f"{item!r}: the comparison keeps every run to one core ({', '.join(ONE_CORE)}); "
+                                 "compare core counts with train.benchmark instead")  # fmt: skip
         cfg = apply_overrides(TrainConfig(variant=args.variant), args.common + ONE_CORE + overrides)
         cfg.validate()
     if len(set(names)) != len(names):

@@ -35,6 +35,8 @@ def test_bad_settings_are_refused_before_anything_trains(tmp_path, capsys):
         (["--setting", "a", "--setting", "b", "alphazero.nope=1"], "no field"),
         (["--setting", "x=1"], "starts with its name"),
         (["--setting", "a", "alphazero.sample_reuse=0"], "sample_reuse"),
+        (["--setting", "a", "--setting", "b", "threads=2"], "one core"),
+        (["--setting", "a", "--set", "alphazero.workers=2"], "one core"),
     ):
         assert compare.main(settings + base) == 2
         assert message in capsys.readouterr().err
