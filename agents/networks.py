@@ -58,15 +58,21 @@ class NetConfig:
     """Residual blocks in the trunk (two 3x3 convolutions each)."""
     value_hidden: int = 64
     """Width of the hidden layer of the value head."""
+    material_head: bool = False
+    """An auxiliary head that predicts the material the player to move will have won or lost a few moves
+    later (:meth:`PolicyValueNet.forward_with_material`). Only training reads it: play and search use
+    ``forward``, whose cost it does not change."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.material_head, bool):
+            raise ValueError(f"NetConfig.material_head must be true or false, got {self.material_head!r}")
         for name in ("channels", "blocks", "value_hidden"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "blocks" else 1):
                 raise ValueError(f"NetConfig.{name} must be a {'non-negative' if name == 'blocks' else 'positive'} "
                                  f"integer, got {value!r}")  # fmt: skip
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, int | bool]:
         """The fields as a plain dict (stored in checkpoints)."""
         return asdict(self)
 
@@ -115,15 +121,33 @@ class PolicyValueNet(nn.Module):
             nn.ReLU(),
             nn.Linear(self.config.value_hidden, 1),
         )
+        if self.config.material_head:
+            self.material_fc = nn.Sequential(
+                nn.Linear(2 * board_size * board_size, self.config.value_hidden),
+                nn.ReLU(),
+                nn.Linear(self.config.value_hidden, 1),
+            )
         index = torch.from_numpy(policy_map_index(board_size).copy())
         self.register_buffer("action_index", index, persistent=False)
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _logits_and_value_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.trunk(self.stem(obs))
         p = self.policy_out(self.policy_conv(x)).flatten(1)
-        logits = p.index_select(1, self.action_index)
-        v = self.value_fc(self.value_conv(x).flatten(1))
-        return logits, torch.tanh(v.squeeze(1))
+        return p.index_select(1, self.action_index), self.value_conv(x).flatten(1)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, features = self._logits_and_value_features(obs)
+        return logits, torch.tanh(self.value_fc(features).squeeze(1))
+
+    def forward_with_material(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(logits, value, material)``: ``forward`` plus the material head's prediction (``float32[B]``
+        in ``[-1, 1]``, see :func:`train.alphazero.replay.material_targets`), which reads the value
+        head's features. Only for a network built with ``NetConfig.material_head``."""
+        if not self.config.material_head:
+            raise ValueError("this network has no material head (NetConfig.material_head is false)")
+        logits, features = self._logits_and_value_features(obs)
+        value = torch.tanh(self.value_fc(features).squeeze(1))
+        return logits, value, torch.tanh(self.material_fc(features).squeeze(1))
 
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -23,6 +23,23 @@ def test_forward_shapes_and_value_range(size):
     assert bool(((value >= -1) & (value <= 1)).all())
 
 
+def test_material_head_adds_a_prediction_and_leaves_forward_unchanged():
+    torch.manual_seed(0)
+    with_head = PolicyValueNet(8, NetConfig(channels=8, blocks=1, value_hidden=8, material_head=True)).eval()
+    obs = torch.randn(5, 8, 8, 8)
+    logits, value, material = with_head.forward_with_material(obs)
+    plain_logits, plain_value = with_head(obs)
+    assert torch.equal(logits, plain_logits) and torch.equal(value, plain_value)
+    assert material.shape == (5,) and bool(((material >= -1) & (material <= 1)).all())
+    without = PolicyValueNet(8, NetConfig(channels=8, blocks=1, value_hidden=8))
+    assert set(with_head.state_dict()) - set(without.state_dict()) == {
+        "material_fc.0.weight", "material_fc.0.bias", "material_fc.2.weight", "material_fc.2.bias"}  # fmt: skip
+    with pytest.raises(ValueError, match="no material head"):
+        without.forward_with_material(obs)
+    with pytest.raises(ValueError, match="material_head"):
+        NetConfig(material_head=1)
+
+
 def test_masked_softmax_gives_illegal_actions_exactly_zero():
     torch.manual_seed(1)
     logits = torch.randn(4, 896) * 30  # large logits: illegal ones would dominate without the mask

@@ -80,6 +80,16 @@ def test_alphazero_tiny_run_writes_a_checkpoint_that_loads_as_an_agent(tmp_path)
     assert "[GameType" in (run_dir / "samples.pdn").read_text()
 
 
+def test_a_run_with_a_material_head_logs_its_loss_and_its_checkpoint_plays(tmp_path):
+    cfg = tiny(tmp_path / "m")
+    cfg.net = NetConfig(channels=8, blocks=1, value_hidden=8, material_head=True)
+    result = train(cfg)
+    assert result["last_iteration"]["material_loss"] >= 0
+    agent = load_agent(tmp_path / "m" / "best.pt", "american", simulations=3, seed=0)
+    board = Board("american")
+    assert agent.select_move(board) in board.legal_moves()
+
+
 def test_ppo_tiny_run_writes_a_checkpoint_that_loads_as_an_agent(tmp_path):
     result = train(tiny(tmp_path / "ppo", algo="ppo"))
     assert result["step"] == 1

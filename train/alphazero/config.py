@@ -93,6 +93,12 @@ class AlphaZeroConfig:
     spent, so a resumed run continues the same curve)."""
     final_lr_fraction: float = 0.1
     """Where the cosine schedule ends, as a share of ``learning_rate``."""
+    material_weight: float = 0.5
+    """Weight of the material head's loss when the network has one (``net.material_head``): an auxiliary
+    target, as KataGo's ownership and score targets are, that the value head's features share."""
+    material_horizon: int = 6
+    """Whole moves ahead that the material head's targets look (see
+    :func:`train.alphazero.replay.material_targets`)."""
     gate_games: int = 0
     """Games of the new network against the previous best after each iteration (0: every new network is
     accepted, as in AlphaZero; >0: AlphaGo Zero gating)."""
@@ -114,5 +120,7 @@ class AlphaZeroConfig:
             raise ValueError(f"alphazero.eval_simulations must be at least 2, got {self.eval_simulations}")
         if self.lr_schedule not in ("constant", "cosine") or not 0 < self.final_lr_fraction <= 1:
             raise ValueError("alphazero.lr_schedule must be constant or cosine, final_lr_fraction in (0, 1]")
+        if self.material_weight < 0 or self.material_horizon < 1:
+            raise ValueError("alphazero.material_weight must not be negative, material_horizon at least 1")
         if self.sample_reuse <= 0 or self.learning_rate <= 0 or self.weight_decay < 0:
             raise ValueError("alphazero.sample_reuse and learning_rate must be positive, weight_decay not negative")

@@ -69,7 +69,7 @@ class AlphaZeroLearner:
         self.best_weights = self.weights()
         self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=self.az.learning_rate,
                                            weight_decay=self.az.weight_decay)  # fmt: skip
-        self.buffer = ReplayBuffer(self.az.replay_capacity, rules.board_size)
+        self.buffer = ReplayBuffer(self.az.replay_capacity, rules.board_size, material_horizon=self.az.material_horizon)
         self.log = GameLog(os.path.join(run_dir, "replay"))
         self.rng = np.random.default_rng(cfg.seed)
         self.iteration = 0
@@ -134,7 +134,9 @@ class AlphaZeroLearner:
                 torch.set_num_threads(threads)
                 t_step = time.perf_counter()
                 batch = self.buffer.sample(self.az.batch_size, self.rng)
-                losses.append(train_step(self.net, self.optimizer, batch, self.device))
+                losses.append(
+                    train_step(self.net, self.optimizer, batch, self.device, material_weight=self.az.material_weight)
+                )
                 self._threads.record(threads, time.perf_counter() - t_step)
                 bar.update(1)
         torch.set_num_threads(self._threads.choose())
@@ -220,7 +222,9 @@ class AlphaZeroLearner:
                 f"the game log in {self.log.folder!r} has {self.log.count} games but the training state has "
                 f"trained on {trained}: the log was changed or removed; the run cannot resume"
             )
-        self.buffer = ReplayBuffer(self.az.replay_capacity, self.rules.board_size)
+        self.buffer = ReplayBuffer(
+            self.az.replay_capacity, self.rules.board_size, material_horizon=self.az.material_horizon
+        )
         self._sizes = []
         self._untrained = 0
         for index, game in self.log.read():

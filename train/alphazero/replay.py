@@ -30,16 +30,53 @@ import numpy as np
 
 from .selfplay import POLICY_SLOTS, GameRecord
 
-__all__ = ["ReplayBuffer", "GameLog", "encode_record", "decode_record"]
+__all__ = ["ReplayBuffer", "GameLog", "encode_record", "decode_record", "material_targets", "MATERIAL_SCALE"]
+
+MATERIAL_SCALE = 3.0
+"""Material (man 1, king 1.5) that a material target of 1 stands for; larger swings are clipped to +-1."""
+
+
+def material_targets(observations: np.ndarray, colours: np.ndarray, move_numbers: np.ndarray,
+                     horizon: int) -> np.ndarray:  # fmt: skip
+    """``float32[T]``: what the material head learns for each stored position of one game.
+
+    The material the player to move will have won (positive) or lost by ``horizon`` whole moves
+    later: the material lead (man 1, king 1.5), in that player's favour, of the first stored
+    position at least ``horizon`` moves on (the game's last stored position when it ends sooner),
+    minus the lead now, divided by :data:`MATERIAL_SCALE` and clipped to ``[-1, 1]``. A lead is read
+    from the observation planes (own and opponent men and kings; pieces already jumped in a capture
+    in progress count as gone). Where the search lost a man to a combination a few moves deep, the
+    target says so in that position, a denser signal than the game's result for what a few-ply
+    search sees. ``move_numbers`` empty (games logged before they were kept): each stored position
+    counts as one move.
+    """
+    n = len(colours)
+    if n == 0:
+        return np.zeros(0, dtype=np.float32)
+    planes = observations.astype(np.float32)
+    jumped = planes[:, 5]
+    own = planes[:, 0].sum((1, 2)) + 1.5 * planes[:, 1].sum((1, 2))
+    opponent = (planes[:, 2] * (1 - jumped)).sum((1, 2)) + 1.5 * (planes[:, 3] * (1 - jumped)).sum((1, 2))
+    white_lead = np.where(colours == 0, own - opponent, opponent - own)
+    moves = np.arange(n) if len(move_numbers) != n else move_numbers.astype(np.int64)
+    later = np.minimum(np.searchsorted(moves, moves + horizon, side="left"), n - 1)
+    white_gain = white_lead[later] - white_lead
+    gain = np.where(colours == 0, white_gain, -white_gain)
+    return np.clip(gain / MATERIAL_SCALE, -1.0, 1.0).astype(np.float32)
+
 
 _MAGIC = b"CKGR"
 _HEADER = struct.Struct("<4sII")
 
 
 class ReplayBuffer:
-    """The most recent ``capacity`` positions with policy and value targets (a ring)."""
+    """The most recent ``capacity`` positions with policy, value and material targets (a ring).
 
-    def __init__(self, capacity: int, board_size: int, planes: int = 8):
+    ``material_horizon``: the whole moves ahead that the material targets look
+    (:func:`material_targets`); they are made as a game is added, whether or not a network learns them.
+    """
+
+    def __init__(self, capacity: int, board_size: int, planes: int = 8, material_horizon: int = 6):
         if capacity < 1:
             raise ValueError(f"capacity must be positive, got {capacity}")
         self.capacity = int(capacity)
@@ -48,6 +85,8 @@ class ReplayBuffer:
         self.acts = np.full((capacity, POLICY_SLOTS), -1, dtype=np.int16)
         self.probs = np.zeros((capacity, POLICY_SLOTS), dtype=np.float16)
         self.values = np.zeros(capacity, dtype=np.float32)
+        self.material = np.zeros(capacity, dtype=np.float32)
+        self.material_horizon = int(material_horizon)
         self.size = 0
         self.next = 0
         self.total_added = 0
@@ -55,18 +94,21 @@ class ReplayBuffer:
     def add_game(self, game: GameRecord) -> None:
         """Append every stored position of ``game``."""
         values = game.value_targets
+        material = material_targets(game.observations, game.colours, game.move_numbers, self.material_horizon)
         for t in range(len(values)):
             j = self.next
             self.obs[j] = game.observations[t]
             self.acts[j] = game.policy_actions[t]
             self.probs[j] = game.policy_probs[t]
             self.values[j] = values[t]
+            self.material[j] = material[t]
             self.next = (j + 1) % self.capacity
             self.size = min(self.size + 1, self.capacity)
             self.total_added += 1
 
     def sample(self, batch_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """A uniform minibatch: ``obs [B, 8, N, N]``, ``acts``/``probs [B, POLICY_SLOTS]``, ``values [B]``."""
+        """A uniform minibatch: ``obs [B, 8, N, N]``, ``acts``/``probs [B, POLICY_SLOTS]``, ``values [B]``,
+        ``material [B]``."""
         if self.size == 0:
             raise ValueError("the replay buffer is empty")
         idx = rng.integers(0, self.size, size=batch_size)
@@ -75,6 +117,7 @@ class ReplayBuffer:
             "acts": self.acts[idx],
             "probs": self.probs[idx].astype(np.float32),
             "values": self.values[idx],
+            "material": self.material[idx],
         }
 
 
@@ -89,6 +132,7 @@ def encode_record(game: GameRecord) -> bytes:
         policy_probs=game.policy_probs,
         colours=game.colours,
         value_targets=game.value_targets,
+        move_numbers=game.move_numbers,
         facts=np.frombuffer(json.dumps(facts).encode(), dtype=np.uint8),
     )
     return buffer.getvalue()
@@ -105,6 +149,7 @@ def decode_record(payload: bytes) -> GameRecord:
                 policy_probs=data["policy_probs"],
                 colours=data["colours"],
                 value_targets=data["value_targets"],
+                move_numbers=data["move_numbers"] if "move_numbers" in data else np.zeros(0, dtype=np.int16),
                 winner=int(facts["winner"]),
                 adjudicated=bool(facts["adjudicated"]),
                 moves=list(facts["moves"]),

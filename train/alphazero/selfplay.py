@@ -87,6 +87,10 @@ class GameRecord:
     """0 White, 1 Black, -1 draw (a game stopped at ``max_moves`` is adjudicated, see SelfPlayConfig)."""
     adjudicated: bool = False
     """The game was stopped at ``max_moves`` and scored by material."""
+    move_numbers: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int16))
+    """``int16[T]``: the whole move (counted from the game's start position) at which each position
+    arose; the material head's targets look ``material_horizon`` moves ahead with it. Empty in games
+    logged before it was kept."""
     moves: list[str] = field(default_factory=list)
     """The game's whole moves as PDN text."""
     plies: int = 0
@@ -283,7 +287,8 @@ def play_selfplay_games(
         board = games.boards[i]
         colours = np.array(r["colours"], dtype=np.int8)
         scale = selfplay_config.adjudicated_value if adjudicated else 1.0
-        targets = value_targets(colours, np.array(r["ply"]), board.ply, winner, scale, mcts_config.discount)
+        move_numbers = np.array(r["ply"], dtype=np.int16)
+        targets = value_targets(colours, move_numbers, board.ply, winner, scale, mcts_config.discount)
         w = selfplay_config.search_value_weight
         if w > 0 and len(targets):
             targets = ((1 - w) * targets + w * np.array(r["q"], dtype=np.float32)).astype(np.float32)
@@ -295,6 +300,7 @@ def play_selfplay_games(
             value_targets=targets,
             winner=winner,
             adjudicated=adjudicated and winner >= 0,
+            move_numbers=move_numbers,
             moves=[str(m) for m in board.move_stack],
             plies=len(board.move_stack),
             seconds={k: round(v, 4) for k, v in r["seconds"].items()},
