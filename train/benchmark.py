@@ -35,17 +35,9 @@ import time
 
 from checkers_env.core.files import atomic_write
 
-__all__ = ["main", "TARGETS", "apply_overrides"]
+from .targets import TARGETS
 
-TARGETS = {
-    ("american", "minimax:4"): 0.80,
-    ("american", "minimax:6"): 0.50,
-    ("international", "minimax:2"): 0.75,
-    ("international", "minimax:4"): 0.50,
-    ("russian", "minimax:2"): 0.75,
-    ("ppo", "random"): 0.95,
-}
-"""Scores the benchmark aims at, by (variant or learner, opponent)."""
+__all__ = ["main", "TARGETS", "apply_overrides"]
 
 CURVE_OPPONENTS = {"american": ("minimax:4", "minimax:6")}
 """Learning-curve opponents where they differ from the default (minimax:2 and minimax:4)."""

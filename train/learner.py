@@ -49,7 +49,8 @@ class Learner(Protocol):
         ...
 
     def curve_targets(self) -> list[tuple[str, float]]:
-        """Target lines ``(label, score)`` drawn on the learning curve."""
+        """The benchmark's targets for this learner, ``(opponent spec, score)`` (:mod:`train.targets`):
+        the learning curve draws those of the opponents it is measured against."""
         ...
 
     def save_agents(self, run_dir: str, meta: dict) -> None:

@@ -40,6 +40,7 @@ from checkers_env.core.variants import Rules
 from checkers_env.vector import VectorEnv
 
 from .progress import progress_bar
+from .targets import targets_of
 
 __all__ = ["PPOConfig", "PPOLearner", "learner_advantages"]
 
@@ -312,7 +313,7 @@ class PPOLearner:
         return ["random"]
 
     def curve_targets(self) -> list[tuple[str, float]]:
-        return [("95% vs random", 0.95)]
+        return targets_of("ppo")
 
     def save_agents(self, run_dir: str, meta: dict) -> None:
         save_agent(os.path.join(run_dir, "best.pt"), self.algo, self.rules, self.net, None, meta)

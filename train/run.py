@@ -223,8 +223,14 @@ class Run:
             os.path.join(self.run_dir, "eval.csv"),
             os.path.join(self.run_dir, "learning_curve.png"),
             f"{self.cfg.algo} on {self.rules.name}",
-            self.learner.curve_targets(),
+            self.curve_targets(),
         )
+
+    def curve_targets(self) -> list[tuple[str, float]]:
+        """The target lines of the learning curve, ``(label, score)``: the learner's benchmark targets
+        against the opponents this run is measured against."""
+        ops = self._opponents()
+        return [(f"{score:.0%} vs {spec}", score) for spec, score in self.learner.curve_targets() if spec in ops]
 
     def _log(self, train_rows: list[dict], eval_rows: list[dict]) -> None:
         for row in train_rows:

@@ -45,6 +45,7 @@ from checkers_env.core.pdn import game_to_pdn
 from ..arena import paired_openings, play_match
 from ..backend import LocalBackend
 from ..progress import progress_bar
+from ..targets import targets_of
 from .config import AlphaZeroConfig
 from .loss import train_step
 from .replay import GameLog, ReplayBuffer
@@ -273,7 +274,7 @@ class AlphaZeroLearner:
         return []
 
     def curve_targets(self) -> list[tuple[str, float]]:
-        return [("75% vs minimax:2", 0.75), ("50% vs minimax:4", 0.5)]
+        return targets_of(self.rules.name)
 
     def save_agents(self, run_dir: str, meta: dict) -> None:
         best = PolicyValueNet(self.rules.board_size, self.cfg.net)
