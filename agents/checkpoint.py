@@ -210,9 +210,8 @@ def load_network(data: dict, path: str = "checkpoint", **net_overrides: int) -> 
                 f"checkpoint {path!r} holds a network with {key}={stored.get(key)}, but {key}={value} was asked for"
             )
     try:
-        config = NetConfig(
-            **{k: (bool(v) if k == "material_head" else int(v)) for k, v in stored.items() if k in known}
-        )
+        defaults = NetConfig()
+        config = NetConfig(**{k: type(getattr(defaults, k))(v) for k, v in stored.items() if k in known})
         net = PolicyValueNet(int(data["board_size"]), config)
         net.load_state_dict(data["weights"])
     except Exception as exc:

@@ -135,9 +135,12 @@ class PolicyValueNet(nn.Module):
         p = self.policy_out(self.policy_conv(x)).flatten(1)
         return p.index_select(1, self.action_index), self.value_conv(x).flatten(1)
 
+    def _value(self, features: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.value_fc(features).squeeze(1))
+
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         logits, features = self._logits_and_value_features(obs)
-        return logits, torch.tanh(self.value_fc(features).squeeze(1))
+        return logits, self._value(features)
 
     def forward_with_material(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(logits, value, material)``: ``forward`` plus the material head's prediction (``float32[B]``
@@ -146,8 +149,7 @@ class PolicyValueNet(nn.Module):
         if not self.config.material_head:
             raise ValueError("this network has no material head (NetConfig.material_head is false)")
         logits, features = self._logits_and_value_features(obs)
-        value = torch.tanh(self.value_fc(features).squeeze(1))
-        return logits, value, torch.tanh(self.material_fc(features).squeeze(1))
+        return logits, self._value(features), torch.tanh(self.material_fc(features).squeeze(1))
 
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -45,8 +45,6 @@ __all__ = ["main", "build_parser"]
 
 ONE_CORE = ["alphazero.workers=1", "threads=1"]
 """Overrides that keep a run to one process on one core."""
-ONE_CORE_FIELDS = frozenset(item.split("=", 1)[0] for item in ONE_CORE)
-"""The fields a setting may not override: they are the comparison's equal terms."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,14 +85,14 @@ def _check(args) -> list[tuple[str, list[str]]]:
     for name, overrides in settings:
         if not name or "=" in name or os.sep in name or name.startswith("-"):
             raise ValueError(f"a setting starts with its name (no '=' or '{os.sep}'), got {name!r}")
-        for item in args.common + overrides:
-            if item.split("=", 1)[0].strip() in ONE_CORE_FIELDS:
-                # the comparison's premise is one process on one core each; a setting that changes it
-                # would be compared on unequal terms, and quietly so, since its override would win
-                raise ValueError(f"{item!r}: the comparison keeps every run to one core ({', '.join(ONE_CORE)}); "
-                                 "compare core counts with train.benchmark instead")  # fmt: skip
-        cfg = apply_overrides(TrainConfig(variant=args.variant), args.common + ONE_CORE + overrides)
+        cfg = apply_overrides(TrainConfig(variant=args.variant), ONE_CORE + args.common + overrides)
         cfg.validate()
+        if cfg.threads != 1 or cfg.alphazero.workers != 1:
+            # the comparison's premise is one process on one core each; a setting that changes it
+            # would be compared on unequal terms, and quietly so; the one-core overrides come first, so
+            # any later change to them shows in the built config
+            raise ValueError(f"setting {name!r}: the comparison keeps every run to one core ({', '.join(ONE_CORE)}); "
+                             "compare core counts with train.benchmark instead")  # fmt: skip
     if len(set(names)) != len(names):
         raise ValueError(f"setting names must differ, got {names}")
     return settings
@@ -104,7 +102,7 @@ def _command(args, name: str, overrides: list[str]) -> list[str]:
     cmd = [sys.executable, "-m", "train.benchmark", "--variants", args.variant, "--minutes", str(args.minutes),
            "--games", str(args.games), "--simulations", str(args.simulations), "--opponents", *args.opponents,
            "--curve-games", "0", "--tag", name, "--run-dir", args.run_dir, "--seed", str(args.seed), "--no-progress"]  # fmt: skip
-    for item in args.common + ONE_CORE + overrides:
+    for item in ONE_CORE + args.common + overrides:
         cmd += ["--set", item]
     return cmd
 

@@ -223,10 +223,10 @@ class Run:
             os.path.join(self.run_dir, "eval.csv"),
             os.path.join(self.run_dir, "learning_curve.png"),
             f"{self.cfg.algo} on {self.rules.name}",
-            self.curve_targets(),
+            self.curve_target_lines(),
         )
 
-    def curve_targets(self) -> list[tuple[str, float]]:
+    def curve_target_lines(self) -> list[tuple[str, float]]:
         """The target lines of the learning curve, ``(label, score)``: the learner's benchmark targets
         against the opponents this run is measured against."""
         ops = self._opponents()

@@ -127,10 +127,10 @@ def test_the_curve_and_the_table_use_one_interval(tmp_path):
 
 def test_the_curve_draws_the_targets_of_its_variant_and_opponents(tmp_path):
     american = Run(tiny(tmp_path / "am", eval_opponents=("minimax:4", "minimax:6")))
-    assert american.curve_targets() == [("80% vs minimax:4", 0.8), ("50% vs minimax:6", 0.5)]
+    assert american.curve_target_lines() == [("80% vs minimax:4", 0.8), ("50% vs minimax:6", 0.5)]
     russian = Run(tiny(tmp_path / "ru", variant="russian", eval_opponents=("minimax:2", "minimax:4")))
-    assert russian.curve_targets() == [("75% vs minimax:2", 0.75)]
-    assert Run(tiny(tmp_path / "po", variant="pool", eval_opponents=("minimax:2",))).curve_targets() == []
+    assert russian.curve_target_lines() == [("75% vs minimax:2", 0.75)]
+    assert Run(tiny(tmp_path / "po", variant="pool", eval_opponents=("minimax:2",))).curve_target_lines() == []
 
 
 def test_resumption_continues_from_the_step_it_stopped_at(tmp_path):

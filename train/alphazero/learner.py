@@ -70,7 +70,7 @@ class AlphaZeroLearner:
         self.best_weights = self.weights()
         self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=self.az.learning_rate,
                                            weight_decay=self.az.weight_decay)  # fmt: skip
-        self.buffer = ReplayBuffer(self.az.replay_capacity, rules.board_size, material_horizon=self.az.material_horizon)
+        self.buffer = self._new_buffer()
         self.log = GameLog(os.path.join(run_dir, "replay"))
         self.rng = np.random.default_rng(cfg.seed)
         self.iteration = 0
@@ -223,9 +223,7 @@ class AlphaZeroLearner:
                 f"the game log in {self.log.folder!r} has {self.log.count} games but the training state has "
                 f"trained on {trained}: the log was changed or removed; the run cannot resume"
             )
-        self.buffer = ReplayBuffer(
-            self.az.replay_capacity, self.rules.board_size, material_horizon=self.az.material_horizon
-        )
+        self.buffer = self._new_buffer()
         self._sizes = []
         self._untrained = 0
         for index, game in self.log.read():
@@ -272,6 +270,10 @@ class AlphaZeroLearner:
 
     def default_opponents(self) -> list[str]:
         return []
+
+    def _new_buffer(self) -> ReplayBuffer:
+        """An empty replay buffer of this run's size and material horizon (at the start, and to resume)."""
+        return ReplayBuffer(self.az.replay_capacity, self.rules.board_size, material_horizon=self.az.material_horizon)
 
     def curve_targets(self) -> list[tuple[str, float]]:
         return targets_of(self.rules.name)

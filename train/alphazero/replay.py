@@ -28,7 +28,8 @@ import zlib
 
 import numpy as np
 
-from .selfplay import POLICY_SLOTS, GameRecord
+from .config import AlphaZeroConfig
+from .selfplay import KING_MATERIAL, POLICY_SLOTS, GameRecord
 
 __all__ = ["ReplayBuffer", "GameLog", "encode_record", "decode_record", "material_targets", "MATERIAL_SCALE"]
 
@@ -53,10 +54,12 @@ def material_targets(observations: np.ndarray, colours: np.ndarray, move_numbers
     n = len(colours)
     if n == 0:
         return np.zeros(0, dtype=np.float32)
-    planes = observations.astype(np.float32)
-    jumped = planes[:, 5]
-    own = planes[:, 0].sum((1, 2)) + 1.5 * planes[:, 1].sum((1, 2))
-    opponent = (planes[:, 2] * (1 - jumped)).sum((1, 2)) + 1.5 * (planes[:, 3] * (1 - jumped)).sum((1, 2))
+    men, kings, their_men, their_kings, jumped = (
+        observations[:, [0, 1, 2, 3, 5]].astype(np.float32).transpose(1, 0, 2, 3)
+    )
+    standing = 1 - jumped
+    own = men.sum((1, 2)) + KING_MATERIAL * kings.sum((1, 2))
+    opponent = (their_men * standing).sum((1, 2)) + KING_MATERIAL * (their_kings * standing).sum((1, 2))
     white_lead = np.where(colours == 0, own - opponent, opponent - own)
     moves = np.arange(n) if len(move_numbers) != n else move_numbers.astype(np.int64)
     later = np.minimum(np.searchsorted(moves, moves + horizon, side="left"), n - 1)
@@ -76,7 +79,8 @@ class ReplayBuffer:
     (:func:`material_targets`); they are made as a game is added, whether or not a network learns them.
     """
 
-    def __init__(self, capacity: int, board_size: int, planes: int = 8, material_horizon: int = 6):
+    def __init__(self, capacity: int, board_size: int, planes: int = 8,
+                 material_horizon: int = AlphaZeroConfig.material_horizon):  # fmt: skip
         if capacity < 1:
             raise ValueError(f"capacity must be positive, got {capacity}")
         self.capacity = int(capacity)

@@ -158,12 +158,16 @@ def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winne
     return (sign * scale * discount ** (end - move_numbers.astype(np.float64))).astype(np.float32)
 
 
+KING_MATERIAL = 1.5
+"""Material of a king, in men, wherever self-play counts material (adjudication, the material head's targets)."""
+
+
 def adjudicate(board: Board, margin: float) -> int:
     """Winner of a stopped game by material (man 1, king 1.5): 0/1 when a side leads by ``margin``
     or more, else -1 (draw; always -1 when ``margin`` is 0)."""
     if margin <= 0:
         return -1
-    material = [len(board.pieces(c, kings=False)) + 1.5 * len(board.pieces(c, kings=True)) for c in (0, 1)]
+    material = [len(board.pieces(c, kings=False)) + KING_MATERIAL * len(board.pieces(c, kings=True)) for c in (0, 1)]
     lead = material[0] - material[1]
     if lead >= margin:
         return 0
