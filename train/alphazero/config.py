@@ -81,8 +81,10 @@ class AlphaZeroConfig:
     """Positions kept in the replay buffer."""
     batch_size: int = 256
     """Positions per gradient step."""
-    sample_reuse: float = 4.0
-    """Gradient-step samples drawn per new position."""
+    sample_reuse: float = 2.0
+    """Gradient-step samples drawn per new position. On two CPU cores games are worth more than gradient
+    steps: 2 played 14% more games than 4 in equal time and scored +0.06 [-0.00, +0.13] against it over
+    two side-by-side comparisons (docs/BENCHMARKS.md); 8 scored -0.12."""
     learning_rate: float = 2e-3
     """AdamW step size."""
     weight_decay: float = 1e-4
