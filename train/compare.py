@@ -33,6 +33,7 @@ the full benchmark.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import subprocess
@@ -85,12 +86,12 @@ def _check(args) -> list[tuple[str, list[str]]]:
     for name, overrides in settings:
         if not name or "=" in name or os.sep in name or name.startswith("-"):
             raise ValueError(f"a setting starts with its name (no '=' or '{os.sep}'), got {name!r}")
-        cfg = apply_overrides(TrainConfig(variant=args.variant), ONE_CORE + args.common + overrides)
+        cfg = apply_overrides(TrainConfig(variant=args.variant), _run_overrides(args, overrides))
         cfg.validate()
-        if cfg.threads != 1 or cfg.alphazero.workers != 1:
+        if apply_overrides(copy.deepcopy(cfg), ONE_CORE) != cfg:
             # the comparison's premise is one process on one core each; a setting that changes it
             # would be compared on unequal terms, and quietly so; the one-core overrides come first, so
-            # any later change to them shows in the built config
+            # a later change to them shows as a config that applying them again would change
             raise ValueError(f"setting {name!r}: the comparison keeps every run to one core ({', '.join(ONE_CORE)}); "
                              "compare core counts with train.benchmark instead")  # fmt: skip
     if len(set(names)) != len(names):
@@ -102,9 +103,15 @@ def _command(args, name: str, overrides: list[str]) -> list[str]:
     cmd = [sys.executable, "-m", "train.benchmark", "--variants", args.variant, "--minutes", str(args.minutes),
            "--games", str(args.games), "--simulations", str(args.simulations), "--opponents", *args.opponents,
            "--curve-games", "0", "--tag", name, "--run-dir", args.run_dir, "--seed", str(args.seed), "--no-progress"]  # fmt: skip
-    for item in ONE_CORE + args.common + overrides:
+    for item in _run_overrides(args, overrides):
         cmd += ["--set", item]
     return cmd
+
+
+def _run_overrides(args, overrides: list[str]) -> list[str]:
+    """A setting's run's overrides, in the order they apply: the one-core terms first (so ``_check``
+    sees a setting that changes them), then the common ones, then the setting's own."""
+    return ONE_CORE + args.common + overrides
 
 
 def _run_all(args, settings: list[tuple[str, list[str]]], parallel: int) -> dict[str, int]:
