@@ -35,17 +35,17 @@ def main(argv: list[str] | None = None) -> int:
 
     tune_process(torch_threads=1)
 
-    from train.alphazero.selfplay import play_selfplay_games
+    from train.alphazero.selfplay import SelfPlayJob, play_selfplay_games
     from train.config import TrainConfig
 
     cfg = TrainConfig(variant=args.variant)
     az = cfg.alphazero
-    play_selfplay_games(None, cfg.net, args.variant, az.mcts, az.selfplay, 1, 2, parallel=2)  # warm-up
+    job = SelfPlayJob(None, cfg.net, args.variant, az.mcts, az.selfplay, seed=1, num_games=2)
+    play_selfplay_games(job, parallel=2)  # warm-up
     for parallel in args.parallel:
         games = parallel * args.games_per_slot
         start = time.perf_counter()
-        records = play_selfplay_games(None, cfg.net, args.variant, az.mcts, az.selfplay, args.seed, games,
-                                      parallel=parallel)  # fmt: skip
+        records = play_selfplay_games(job.share(args.seed, games), parallel=parallel)
         seconds = time.perf_counter() - start
         positions = sum(r.positions for r in records)
         plies = sum(r.plies for r in records) / games

@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.networks import PolicyValueNet
     from checkers_env.core import get_rules
+    from train.alphazero.selfplay import SelfPlayJob
     from train.alphazero.workers import SelfPlayPool
     from train.config import TrainConfig
 
@@ -70,11 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, list[tuple[float, int, int]]] = {name: [] for name in settings}
     try:
         for name, pool in pools.items():
-            pool.play(weights, cfg.net, rules, az.mcts, settings[name], args.seed, games)  # warm-up
+            pool.play(SelfPlayJob(weights, cfg.net, rules, az.mcts, settings[name], args.seed, games))  # warm-up
         for r in range(args.rounds):
             for name, pool in pools.items():
                 start = time.perf_counter()
-                records = pool.play(weights, cfg.net, rules, az.mcts, settings[name], args.seed + 1 + r, games)
+                records = pool.play(
+                    SelfPlayJob(weights, cfg.net, rules, az.mcts, settings[name], args.seed + 1 + r, games)
+                )
                 seconds = time.perf_counter() - start
                 rows[name].append((seconds, len(records), sum(g.positions for g in records)))
                 print(f"  round {r + 1} {name}: {len(records)} games in {seconds:.1f} s "

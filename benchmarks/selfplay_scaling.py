@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     from checkers_env.core import get_rules
     from train.alphazero.loss import train_step
     from train.alphazero.replay import ReplayBuffer
+    from train.alphazero.selfplay import SelfPlayJob
     from train.alphazero.workers import SelfPlayPool
     from train.config import TrainConfig
     from train.distributed import RayBackend, project_root
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     cores = usable_cores()
 
     def play(pool, seed):
-        return pool.play(weights, cfg.net, rules, az.mcts, az.selfplay, seed, args.games)
+        return pool.play(SelfPlayJob(weights, cfg.net, rules, az.mcts, az.selfplay, seed, args.games))
 
     local_name = f"local pool, {cores} workers"
     pools = {local_name: (cores, SelfPlayPool(cores))}

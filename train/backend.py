@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from agents.base import Agent
     from checkers_env.core import Rules
 
-    from .alphazero.selfplay import GameRecord
+    from .alphazero.selfplay import GameRecord, SelfPlayJob
     from .alphazero.workers import SelfPlayPool
     from .arena import GameResult
 
@@ -59,13 +59,12 @@ class InProcessSelfPlay:
 
         self._carry = GameCarry()
 
-    def play(self, *job, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
-        """``play(weights, ..., device, on_game=...)`` as the other runners:
-        :func:`train.alphazero.selfplay.play_selfplay_games`, here."""
+    def play(self, job: SelfPlayJob, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+        """The job's games, as the other runners play them: :func:`train.alphazero.selfplay.play_selfplay_games`,
+        here; ``on_game(record)`` as each one ends."""
         from .alphazero.selfplay import play_selfplay_games
 
-        rules, selfplay_config = job[2], job[4]
-        return play_selfplay_games(*job, on_game=on_game, carry=self._carry.take(rules, selfplay_config))
+        return play_selfplay_games(job, on_game=on_game, carry=self._carry.take(job.rules, job.selfplay_config))
 
 
 class LocalBackend:

@@ -11,7 +11,7 @@ actor also takes an equal share of them and plays on ``cuda``). Each actor
 sets one torch thread (:func:`agents.runtime.tune_process`) and runs the
 same worker code as the local pool: an iteration's games are split into
 one share per ready actor exactly as :class:`~train.alphazero.workers.SelfPlayPool`
-splits them (share ``k`` plays with seed ``seed + 7919 k``), so without
+splits them (share ``k`` plays with seed ``seed + SHARE_SEED_STRIDE * k``), so without
 faults the games are the pool's games for that many workers (with
 ``dynamic=False`` and ``selfplay.carry_over`` off). Each actor keeps the
 games it parked at the end of a share (``selfplay.carry_over``, see
@@ -64,7 +64,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from checkers_env.core.extras import missing
 
@@ -83,15 +83,11 @@ from agents.networks import NetConfig, PolicyValueNet
 from agents.runtime import tune_process, usable_cores
 from checkers_env.core import Rules, get_rules
 
-from .alphazero.config import SelfPlayConfig
-from .alphazero.selfplay import GameCarry, GameRecord, play_selfplay_games
+from .alphazero.selfplay import SHARE_SEED_STRIDE, GameCarry, GameRecord, SelfPlayJob, play_selfplay_games
 from .arena import GameResult, evaluate, match_summary, paired_openings, play_match
 from .progress import progress_bar, say
 
 __all__ = ["RayBackend", "SelfPlayWorker", "PlayerRecipe", "project_root"]
-
-SEED_STRIDE = 7919
-"""Share ``k`` of an iteration plays with seed ``seed + SEED_STRIDE * k`` (as in the local pool)."""
 
 
 def project_root() -> str:
@@ -186,26 +182,13 @@ class SelfPlayWorker:
         return {"node": ray.get_runtime_context().get_node_id(), "pid": os.getpid(), "device": self.device,
                 "carried_games": len(self.carry.games)}  # fmt: skip
 
-    def selfplay(self, weights: dict[str, torch.Tensor], net_config: NetConfig, rules: Rules,
-                 mcts_config: MCTSConfig, selfplay_config: SelfPlayConfig, seed: int,
-                 num_games: int) -> Iterator[GameRecord]:  # fmt: skip
-        """:func:`~train.alphazero.selfplay.play_selfplay_games` on this actor's device (resuming the games
-        it parked in its last share, when ``selfplay.carry_over``); yields each finished game."""
-        carry = self.carry.take(rules, selfplay_config)
-        yield from _streamed(
-            lambda emit: play_selfplay_games(
-                weights,
-                net_config,
-                rules,
-                mcts_config,
-                selfplay_config,
-                seed,
-                num_games,
-                self.device,
-                on_game=emit,
-                carry=carry,
-            )  # fmt: skip
-        )
+    def selfplay(self, job: SelfPlayJob, seed: int, num_games: int) -> Iterator[GameRecord]:
+        """:func:`~train.alphazero.selfplay.play_selfplay_games` of ``num_games`` of the job's games from
+        ``seed`` (one share of it) on this actor's device, resuming the games it parked in its last share
+        (when ``selfplay.carry_over``); yields each finished game."""
+        share = replace(job.share(seed, num_games), device=self.device)
+        carry = self.carry.take(share.rules, share.selfplay_config)
+        yield from _streamed(lambda emit: play_selfplay_games(share, on_game=emit, carry=carry))
 
     def match(self, rules: Rules, recipe: PlayerRecipe, opponent: str, starts: list, max_moves: int,
               seed: int) -> Iterator[tuple[int, GameResult]]:  # fmt: skip
@@ -446,7 +429,7 @@ class RayBackend:
         w.state, w.busy, w.ping, w.next_ping = "lost", False, None, time.monotonic() + 1.0
         left = job.left()
         if left:
-            queue_.append(_Job(next_number, left, job.seed + SEED_STRIDE * (next_number - job.number)))
+            queue_.append(_Job(next_number, left, job.seed + SHARE_SEED_STRIDE * (next_number - job.number)))
             next_number += 1
         cause = "node died" if w.node and not self._node_alive(w.node) else _cause(exc)
         say(f"ray: worker {w.number} lost ({cause}): {len(left)} unfinished {unit} dropped, queued again; "
@@ -502,44 +485,31 @@ class RayBackend:
         and is not used: the cluster's CPUs decide)."""
         return self
 
-    def play(
-        self,
-        weights: dict[str, torch.Tensor],
-        net_config: NetConfig,
-        rules: Rules,
-        mcts_config: MCTSConfig,
-        selfplay_config: SelfPlayConfig,
-        seed: int,
-        num_games: int,
-        device: str = "cpu",
-        on_game: Callable[[GameRecord], None] | None = None,
-    ) -> list[GameRecord]:
-        """``num_games`` self-play games split among the ready actors; ``on_game(record)`` as each arrives.
+    def play(self, job: SelfPlayJob, on_game: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+        """The job's games split among the ready actors; ``on_game(record)`` as each arrives.
 
         As :meth:`SelfPlayPool.play <train.alphazero.workers.SelfPlayPool.play>`: returns them ordered
         by share, then by the order they finished in. Games of a lost worker that it had not finished are
         played again by another one (see the module docstring). Each actor plays on its own device
-        (``device`` is the learner's and is not used).
+        (``job.device`` is the learner's and is not used).
         """
         self.start()
         n = self._ready()
-        ref = ray.put({k: v.detach().cpu() for k, v in weights.items()})
-        shares = [num_games // n + (1 if k < num_games % n else 0) for k in range(n)]
-        jobs = [_Job(k, [None] * share, seed + SEED_STRIDE * k) for k, share in enumerate(shares) if share]
+        ref = ray.put(job.portable())  # one copy of the network for every actor
+        counts = [job.num_games // n + (1 if k < job.num_games % n else 0) for k in range(n)]
+        shares = [_Job(k, [None] * count, job.seed + SHARE_SEED_STRIDE * k) for k, count in enumerate(counts) if count]
         received: list[tuple[int, int, GameRecord]] = []
 
-        def submit(w: _Worker, job: _Job):
-            return w.handle.selfplay.options(num_returns="streaming").remote(
-                ref, net_config, rules, mcts_config, selfplay_config, job.seed, len(job.units)
-            )
+        def submit(w: _Worker, share: _Job):
+            return w.handle.selfplay.options(num_returns="streaming").remote(ref, share.seed, len(share.units))
 
-        def arrived(job: _Job, record: GameRecord) -> None:
-            received.append((job.number, len(job.finished), record))
-            job.finished.add(len(job.finished))  # self-play games are interchangeable: count them
+        def arrived(share: _Job, record: GameRecord) -> None:
+            received.append((share.number, len(share.finished), record))
+            share.finished.add(len(share.finished))  # self-play games are interchangeable: count them
             if on_game is not None:
                 on_game(record)
 
-        self._run(jobs, submit, arrived, "games")
+        self._run(shares, submit, arrived, "games")
         received.sort(key=lambda item: (item[0], item[1]))
         return [record for _, _, record in received]
 

@@ -10,13 +10,13 @@ pytest.importorskip("torch")
 from agents.mcts import MCTSConfig  # noqa: E402
 from agents.networks import NetConfig  # noqa: E402
 from train.alphazero.config import SelfPlayConfig  # noqa: E402
-from train.alphazero.selfplay import POLICY_SLOTS, play_selfplay_games  # noqa: E402
+from train.alphazero.selfplay import POLICY_SLOTS, SelfPlayJob, play_selfplay_games  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 
 
 def _games(mcts: MCTSConfig, play: SelfPlayConfig, seed: int = 1, n: int = 4):
-    return play_selfplay_games(None, NET, "american", mcts, play, seed=seed, num_games=n)
+    return play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=seed, num_games=n))
 
 
 def test_gumbel_self_play_stores_improved_policies_and_is_reproducible():
@@ -80,14 +80,14 @@ def test_carried_games_keep_the_batch_full_and_are_resumed_by_the_next_call():
     mcts = MCTSConfig(simulations=4)
     play = SelfPlayConfig(parallel_games=4, max_moves=16, full_search_share=1.0, adjudicate_margin=0.0)
     carry: list = []
-    first = play_selfplay_games(None, NET, "american", mcts, play, seed=2, num_games=5, carry=carry)
+    first = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=2, num_games=5), carry=carry)
     assert len(first) == 5  # exactly the games asked for count; the others wait in the carry
     parked = [c for c in carry if isinstance(c, ParkedGame)]
     assert parked and all(p.moves_played < 16 for p in parked) and any(p.moves_played > 0 for p in parked)
     for p in parked:
         assert len(p.board.move_stack) == p.moves_played
         assert len(p.record["obs"]) == len(p.record["colours"]) == len(p.record["ply"])
-    second = play_selfplay_games(None, NET, "american", mcts, play, seed=3, num_games=5, carry=carry)
+    second = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=3, num_games=5), carry=carry)
     assert len(second) == 5
     prefixes = [[str(m) for m in p.board.move_stack] for p in parked]
     resumed = [g for g in second if any(g.moves[: len(pre)] == pre for pre in prefixes)]
@@ -96,7 +96,7 @@ def test_carried_games_keep_the_batch_full_and_are_resumed_by_the_next_call():
         assert g.value_targets.shape == g.colours.shape == (g.positions,)
         assert g.plies == len(g.moves) <= 16
     # without a carry nothing beyond the games asked for is started (the behaviour before carrying)
-    alone = play_selfplay_games(None, NET, "american", mcts, play, seed=2, num_games=5)
+    alone = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=2, num_games=5))
     assert len(alone) == 5
 
 
@@ -106,8 +106,8 @@ def test_a_game_parked_between_the_legs_of_a_capture_resumes_inside_it():
     board, leg = _first_capture_between_legs("american")
     carry = [ParkedGame(board.copy(), board.ply, [leg], new_game_record())]
     play = SelfPlayConfig(parallel_games=1, max_moves=board.ply + 4, adjudicate_margin=0.0)
-    games = play_selfplay_games(None, NET, "american", MCTSConfig(simulations=3), play, seed=0, num_games=1,
-                                carry=carry)  # fmt: skip
+    games = play_selfplay_games(SelfPlayJob(None, NET, "american", MCTSConfig(simulations=3), play, seed=0,
+                                            num_games=1), carry=carry)  # fmt: skip
     assert len(games) == 1
     history = [str(m) for m in board.move_stack]
     assert games[0].moves[: len(history)] == history

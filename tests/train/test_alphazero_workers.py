@@ -12,7 +12,7 @@ from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
 from agents.runtime import usable_cores  # noqa: E402
 from checkers_env.core import get_rules  # noqa: E402
 from train.alphazero.config import SelfPlayConfig  # noqa: E402
-from train.alphazero.selfplay import play_selfplay_games  # noqa: E402
+from train.alphazero.selfplay import SHARE_SEED_STRIDE, SelfPlayJob, play_selfplay_games  # noqa: E402
 from train.alphazero.workers import SelfPlayPool  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
@@ -33,13 +33,12 @@ def test_pool_plays_each_share_as_the_worker_function_does():
     weights = _weights(0)
     arrived = []
     with SelfPlayPool(2) as pool:
-        games = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5, on_game=arrived.append, dynamic=False)
-        again = pool.play(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5, dynamic=False)
+        job = SelfPlayJob(weights, NET, rules, MCTS, PLAY, seed=11, num_games=5)
+        games = pool.play(job, on_game=arrived.append, dynamic=False)
+        again = pool.play(job, dynamic=False)
     assert len(games) == len(arrived) == 5
-    # worker k plays its share (3 games, then 2) with seed + k * 7919, in finishing order
-    expected = play_selfplay_games(weights, NET, rules, MCTS, PLAY, 11, 3) + play_selfplay_games(
-        weights, NET, rules, MCTS, PLAY, 11 + 7919, 2
-    )
+    # worker k plays its share (3 games, then 2) with seed + k * SHARE_SEED_STRIDE, in finishing order
+    expected = play_selfplay_games(job.share(11, 3)) + play_selfplay_games(job.share(11 + SHARE_SEED_STRIDE, 2))
     for got, want, repeat in zip(games, expected, again):
         assert got.moves == want.moves == repeat.moves
         np.testing.assert_array_equal(got.policy_actions, want.policy_actions)
@@ -52,7 +51,9 @@ def test_dynamic_sharing_plays_exactly_the_games_asked_for():
     with SelfPlayPool(2) as pool:
         for total in (1, 5, 8):
             arrived = []
-            games = pool.play(weights, NET, rules, MCTS, PLAY, seed=3, num_games=total, on_game=arrived.append)
+            games = pool.play(
+                SelfPlayJob(weights, NET, rules, MCTS, PLAY, seed=3, num_games=total), on_game=arrived.append
+            )
             assert len(games) == len(arrived) == total
             assert all(g.plies > 0 and g.positions > 0 for g in games)
 
@@ -64,11 +65,11 @@ def test_pooled_workers_park_games_for_the_next_iteration_and_resume_them():
     weights = _weights(0)
     carrying = replace(PLAY, parallel_games=3, max_moves=14, carry_over=True)
     with SelfPlayPool(2) as pool:
-        first = pool.play(weights, NET, rules, MCTS, carrying, seed=5, num_games=6)
+        first = pool.play(SelfPlayJob(weights, NET, rules, MCTS, carrying, seed=5, num_games=6))
         parked = [p.board.move_stack for p in pool._carry.games if hasattr(p, "board")]
-        second = pool.play(weights, NET, rules, MCTS, carrying, seed=6, num_games=6)
+        second = pool.play(SelfPlayJob(weights, NET, rules, MCTS, carrying, seed=6, num_games=6))
         # other rules: the parked american games are dropped, not resumed on a russian board
-        third = pool.play(weights, NET, get_rules("russian"), MCTS, carrying, seed=7, num_games=2)
+        third = pool.play(SelfPlayJob(weights, NET, "russian", MCTS, carrying, seed=7, num_games=2))
     assert len(first) == len(second) == 6 and len(third) == 2
     assert parked  # slots freed at the end of the first iteration played on
     prefixes = [[str(m) for m in stack] for stack in parked if stack]
@@ -79,7 +80,9 @@ def test_pool_reports_a_worker_error():
     rules = get_rules("american")
     with SelfPlayPool(1) as pool, pytest.raises(RuntimeError):
         # weights of another net size: load_state_dict fails in the worker
-        pool.play(_weights(0, NetConfig(channels=4, blocks=1, value_hidden=8)), NET, rules, MCTS, PLAY, 0, 2)
+        pool.play(
+            SelfPlayJob(_weights(0, NetConfig(channels=4, blocks=1, value_hidden=8)), NET, rules, MCTS, PLAY, 0, 2)
+        )
 
 
 def test_usable_cores():

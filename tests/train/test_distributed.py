@@ -33,7 +33,7 @@ from checkers_env.core import Board, get_rules  # noqa: E402
 from train import distributed  # noqa: E402
 from train.alphazero.config import AlphaZeroConfig, SelfPlayConfig  # noqa: E402
 from train.alphazero.replay import GameLog  # noqa: E402
-from train.alphazero.selfplay import play_selfplay_games  # noqa: E402
+from train.alphazero.selfplay import SHARE_SEED_STRIDE, SelfPlayJob, play_selfplay_games  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
 from train.distributed import RayBackend  # noqa: E402
 from train.run import Run, train  # noqa: E402
@@ -125,12 +125,11 @@ def test_actors_play_the_local_pools_games_and_evaluations_fan_out(cluster):
     backend = RayBackend(address=cluster.address)
     try:
         arrived = []
-        games = backend.play(weights, NET, rules, MCTS, play, seed=11, num_games=5, on_game=arrived.append)
+        job = SelfPlayJob(weights, NET, rules, MCTS, play, seed=11, num_games=5)
+        games = backend.play(job, on_game=arrived.append)
         assert backend.workers == 2
-        # one share per actor (3 games, then 2) with seed + k * 7919, as the local pool splits them
-        expected = play_selfplay_games(weights, NET, rules, MCTS, play, 11, 3) + play_selfplay_games(
-            weights, NET, rules, MCTS, play, 11 + 7919, 2
-        )
+        # one share per actor (3 games, then 2) with seed + k * SHARE_SEED_STRIDE, as the local pool splits them
+        expected = play_selfplay_games(job.share(11, 3)) + play_selfplay_games(job.share(11 + SHARE_SEED_STRIDE, 2))
         assert len(arrived) == 5 and [g.moves for g in games] == [g.moves for g in expected]
         np.testing.assert_array_equal(games[0].policy_actions, expected[0].policy_actions)
 
@@ -141,11 +140,13 @@ def test_actors_play_the_local_pools_games_and_evaluations_fan_out(cluster):
             return sum(ray.get(w.handle.info.remote())["carried_games"] for w in backend._workers)
 
         assert carried() == 0
-        first = backend.play(weights, NET, rules, MCTS, carrying, seed=12, num_games=4)
+        first = backend.play(SelfPlayJob(weights, NET, rules, MCTS, carrying, seed=12, num_games=4))
         parked = carried()
-        second = backend.play(weights, NET, rules, MCTS, carrying, seed=13, num_games=4)
+        second = backend.play(SelfPlayJob(weights, NET, rules, MCTS, carrying, seed=13, num_games=4))
         assert len(first) == len(second) == 4 and parked > 0  # exactly the games asked for; the rest parked
-        backend.play(weights, NET, rules, MCTS, play, seed=14, num_games=2)  # carrying off: the carry is dropped
+        backend.play(
+            SelfPlayJob(weights, NET, rules, MCTS, play, seed=14, num_games=2)
+        )  # carrying off: the carry is dropped
         assert carried() == 0
 
         net = PolicyValueNet(8, NET)
@@ -212,7 +213,7 @@ def test_a_worker_error_surfaces_in_the_driver(cluster):
         torch.manual_seed(0)
         other = PolicyValueNet(8, NetConfig(channels=4, blocks=1, value_hidden=8)).state_dict()
         with pytest.raises(RuntimeError):  # weights of another net size: load_state_dict fails on the actor
-            backend.play(other, NET, rules, MCTS, ONE_AT_A_TIME, 0, 2)
+            backend.play(SelfPlayJob(other, NET, rules, MCTS, ONE_AT_A_TIME, 0, 2))
     finally:
         backend.close()
 
@@ -248,7 +249,9 @@ def test_a_lost_node_drops_only_unfinished_games_and_its_worker_comes_back(clust
             if len(arrived) == 1:  # each actor has 3 more games to play: lose one of them with its node
                 cluster.remove_node(node)
 
-        games = backend.play(_weights(), NET, rules, MCTS, ONE_AT_A_TIME, seed=3, num_games=8, on_game=on_game)
+        games = backend.play(
+            SelfPlayJob(_weights(), NET, rules, MCTS, ONE_AT_A_TIME, seed=3, num_games=8), on_game=on_game
+        )
         err = capsys.readouterr().err
         assert "lost (node died)" in err and "queued again" in err, err
         assert len(games) == len(arrived) == 8  # the lost share was played again by the other actor
@@ -257,7 +260,7 @@ def test_a_lost_node_drops_only_unfinished_games_and_its_worker_comes_back(clust
         cluster.add_node(num_cpus=1, object_store_memory=STORE)  # room again: Ray restarts the lost actor
         assert backend.wait_for_workers(2, timeout=90) == 2
         assert "is back" in capsys.readouterr().err
-        assert len(backend.play(_weights(), NET, rules, MCTS, ONE_AT_A_TIME, seed=4, num_games=4)) == 4
+        assert len(backend.play(SelfPlayJob(_weights(), NET, rules, MCTS, ONE_AT_A_TIME, seed=4, num_games=4))) == 4
     finally:
         backend.close()
         _restore(cluster)

@@ -374,8 +374,8 @@ def test_bytes_written_per_iteration_do_not_grow_with_the_buffer(tmp_path):
 
 def test_selfplay_worker_is_a_pure_function_of_weights_config_and_seed():
     args = (None, TINY_NET, "american", MCTSConfig(simulations=3), SelfPlayConfig(parallel_games=2, max_moves=8))
-    a = az_selfplay.play_selfplay_games(*args, seed=5, num_games=2)
-    b = az_selfplay.play_selfplay_games(*args, seed=5, num_games=2)
+    a = az_selfplay.play_selfplay_games(az_selfplay.SelfPlayJob(*args, seed=5, num_games=2))
+    b = az_selfplay.play_selfplay_games(az_selfplay.SelfPlayJob(*args, seed=5, num_games=2))
     assert [g.moves for g in a] == [g.moves for g in b]
     assert all(np.array_equal(x.policy_probs, y.policy_probs) for x, y in zip(a, b))
     for g in a:
@@ -397,7 +397,7 @@ def test_value_targets_are_discounted_per_move_and_scaled_when_adjudicated():
 def test_selfplay_records_carry_their_value_targets():
     mcts = MCTSConfig(simulations=3, discount=0.95)
     play = SelfPlayConfig(parallel_games=2, max_moves=6, adjudicate_margin=0.5, adjudicated_value=0.5)
-    for g in az_selfplay.play_selfplay_games(None, TINY_NET, "american", mcts, play, seed=1, num_games=2):
+    for g in az_selfplay.play_selfplay_games(az_selfplay.SelfPlayJob(None, TINY_NET, "american", mcts, play, 1, 2)):
         assert g.value_targets.shape == g.colours.shape and g.value_targets.dtype == np.float32
         if g.winner < 0:
             assert not g.value_targets.any()

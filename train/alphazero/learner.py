@@ -49,7 +49,7 @@ from ..targets import targets_of
 from .config import AlphaZeroConfig
 from .loss import train_step
 from .replay import GameLog, ReplayBuffer
-from .selfplay import PHASES, GameRecord
+from .selfplay import PHASES, GameRecord, SelfPlayJob
 
 __all__ = ["AlphaZeroLearner"]
 
@@ -179,9 +179,9 @@ class AlphaZeroLearner:
                 self._add(index, game)
                 bar.update(1)
 
-            args = (weights, self.cfg.net, self.rules, self.az.mcts, self.az.selfplay, seed, count,
-                    str(self.device))  # fmt: skip
-            return self.backend.selfplay_pool(self._workers, count).play(*args, on_game=received)
+            job = SelfPlayJob(weights, self.cfg.net, self.rules, self.az.mcts, self.az.selfplay, seed, count,
+                              str(self.device))  # fmt: skip
+            return self.backend.selfplay_pool(self._workers, count).play(job, on_game=received)
 
     def _learning_rate(self, budget_used: float) -> float:
         base = self.az.learning_rate

@@ -1,8 +1,9 @@
 """The self-play worker: games of a network against itself, searched with batched MCTS.
 
-:func:`play_selfplay_games` is a pure function of ``(weights, configs,
-seed)`` that returns finished :class:`GameRecord` s, so it runs in another
-process (the local pool) or on another machine unchanged. Its games are
+:func:`play_selfplay_games` is a pure function of a :class:`SelfPlayJob`
+(weights, configs, seed, number of games) that returns finished
+:class:`GameRecord` s, so it runs in another process (the local pool) or on
+another machine unchanged. Its games are
 played ``parallel_games`` at a time through :class:`checkers_env.game.LegGames`;
 every simulation round sends the leaves of all their trees to the network as
 one batch. A leg with a single legal choice is played without search and not
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -52,6 +53,8 @@ __all__ = [
     "GameRecord",
     "ParkedGame",
     "GameCarry",
+    "SelfPlayJob",
+    "SHARE_SEED_STRIDE",
     "new_game_record",
     "play_selfplay_games",
     "adjudicate",
@@ -61,6 +64,10 @@ __all__ = [
 
 POLICY_SLOTS = 48
 """Legal legs kept per stored position (the most visited first); more are rare on 8x8."""
+
+SHARE_SEED_STRIDE = 7919
+"""Share ``k`` of a job split among workers plays with seed ``job.seed + SHARE_SEED_STRIDE * k`` (the local
+pool and the Ray backend split a job alike, so their games agree for the same number of workers)."""
 
 PHASES = ("network", "search", "play")
 """Where a self-play game's time goes (:attr:`GameRecord.seconds`)."""
@@ -191,15 +198,44 @@ def sparse_policy(policy: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.
     return acts, probs
 
 
+@dataclass(frozen=True)
+class SelfPlayJob:
+    """What a call of :func:`play_selfplay_games` plays: the network (its weights and shape), the rules,
+    how the games are searched and played, how many games and from which seed. Every self-play runner
+    (:class:`~train.backend.InProcessSelfPlay`, :class:`~train.alphazero.workers.SelfPlayPool`,
+    :class:`~train.distributed.RayBackend`) takes one and gives each of its workers a :meth:`share`."""
+
+    weights: dict[str, torch.Tensor] | None
+    """The network's state dict (None: a freshly initialised network seeded by ``seed``)."""
+    net_config: NetConfig
+    rules: Rules
+    """The rules (a variant's name is accepted and looked up)."""
+    mcts_config: MCTSConfig
+    selfplay_config: SelfPlayConfig
+    seed: int
+    num_games: int
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rules", get_rules(self.rules))
+        if self.num_games < 0:
+            raise ValueError(f"num_games must not be negative, got {self.num_games}")
+
+    def portable(self) -> SelfPlayJob:
+        """The job with its weights as plain CPU tensors, detached: what is sent to other processes."""
+        if self.weights is None:
+            return self
+        return replace(self, weights={k: v.detach().cpu() for k, v in self.weights.items()})
+
+    def share(self, seed: int, num_games: int) -> SelfPlayJob:
+        """The same job with another seed and number of games: one worker's part of it (share ``k`` has
+        seed ``self.seed + SHARE_SEED_STRIDE * k``)."""
+        return replace(self, seed=seed, num_games=num_games)
+
+
 def play_selfplay_games(
-    weights: dict[str, torch.Tensor] | None,
-    net_config: NetConfig,
-    variant: str | Rules,
-    mcts_config: MCTSConfig,
-    selfplay_config: SelfPlayConfig,
-    seed: int,
-    num_games: int,
-    device: str = "cpu",
+    job: SelfPlayJob,
+    *,
     progress: Callable[[int], None] | None = None,
     openings: Sequence[Board] | None = None,
     on_game: Callable[[GameRecord], None] | None = None,
@@ -208,10 +244,9 @@ def play_selfplay_games(
     carry: list[ParkedGame | GameRecord] | None = None,
     iteration_over: Callable[[], bool] | None = None,
 ) -> list[GameRecord]:
-    """``num_games`` finished self-play games of the network with these weights.
+    """``job.num_games`` finished self-play games of the network with ``job.weights``.
 
-    A pure function of its arguments (``weights=None``: a freshly initialised
-    network seeded by ``seed``). ``progress(k)`` is called as ``k`` more games
+    A pure function of its arguments. ``progress(k)`` is called as ``k`` more games
     finish, and ``on_game(record)`` with each finished game as soon as it ends
     (so a caller interrupted mid-call keeps them). ``openings`` (optional) are
     start positions used in turn.
@@ -219,7 +254,7 @@ def play_selfplay_games(
     Workers sharing an iteration: ``claim()`` is asked before each game starts
     and a game starts only when it returns True (a shared counter, so that a
     worker slowed down by a busy core plays fewer games instead of keeping the
-    others waiting); ``num_games`` then bounds this worker's games and
+    others waiting); ``job.num_games`` then bounds this worker's games and
     ``parallel`` (default ``parallel_games``) the games it plays at once.
 
     ``carry`` (a list the caller keeps between calls, see :class:`GameCarry`): this call's games are
@@ -228,12 +263,13 @@ def play_selfplay_games(
     ``iteration_over()`` (workers sharing an iteration: all of its games have ended); the games still
     in progress are then parked in ``carry``, with any game that ended after the count was full.
     """
-    rules = get_rules(variant)
+    rules, net_config, seed, num_games = job.rules, job.net_config, job.seed, job.num_games
+    mcts_config, selfplay_config = job.mcts_config, job.selfplay_config
     torch.manual_seed(seed)
     net = PolicyValueNet(rules.board_size, net_config)
-    if weights is not None:
-        net.load_state_dict(weights)
-    evaluator = CachingEvaluator(make_evaluator(net, device))
+    if job.weights is not None:
+        net.load_state_dict(job.weights)
+    evaluator = CachingEvaluator(make_evaluator(net, job.device))
     rng = np.random.default_rng(seed)
     n = max(1, min(parallel or selfplay_config.parallel_games, num_games))
     mcts = BatchedMCTS(rules, n, mcts_config)

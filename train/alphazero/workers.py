@@ -1,7 +1,7 @@
 """Self-play on every core: the self-play worker function run in a pool of processes.
 
-:func:`train.alphazero.selfplay.play_selfplay_games` is a pure function of (weights,
-configs, seed), so an iteration's games can be split among processes that
+:func:`train.alphazero.selfplay.play_selfplay_games` is a pure function of its
+:class:`~train.alphazero.selfplay.SelfPlayJob` (weights, configs, seed), so an iteration's games can be split among processes that
 each play their share with their own network copy and one torch thread.
 :class:`SelfPlayPool` keeps those processes alive for the whole run (they
 start once: importing torch and loading the compiled kernels takes seconds)
@@ -10,7 +10,7 @@ iteration keeps the games already finished, as the single-process path does.
 
 Processes are started with ``spawn`` (forking a process that has torch's
 thread pools is unsafe). Worker ``k`` of an iteration plays with seed
-``seed + k * 7919``.
+``seed + SHARE_SEED_STRIDE * k``.
 
 Games are shared out as the iteration goes (``dynamic=True``, the default):
 each worker starts with its even share of the games at once when carrying
@@ -41,15 +41,9 @@ import queue as queue_module
 import signal
 from collections.abc import Callable
 
-import torch
-
-from agents.mcts import MCTSConfig
-from agents.networks import NetConfig
 from agents.runtime import tune_process
-from checkers_env.core.variants import Rules
 
-from .config import SelfPlayConfig
-from .selfplay import GameCarry, GameRecord, play_selfplay_games
+from .selfplay import SHARE_SEED_STRIDE, GameCarry, GameRecord, SelfPlayJob, play_selfplay_games
 
 __all__ = ["SelfPlayPool"]
 
@@ -73,22 +67,20 @@ def _claim_one(total: int) -> bool:
         return True
 
 
-def _play_share(job: int, weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
-                dynamic_total: int, parallel: int, carry: list | None) -> list | None:  # fmt: skip
-    """Play one share; returns the games it parked (``carry`` refilled), or None when not carrying."""
+def _play_share(worker: int, job: SelfPlayJob, dynamic_total: int, parallel: int, carry: list | None) -> list | None:
+    """Play worker ``worker``'s share (``job`` is that share); returns the games it parked (``carry`` refilled), or None
+    when not carrying."""
     finished = 0
 
     def send(record: GameRecord) -> None:
         nonlocal finished
-        _WORKER_QUEUE.put((job, finished, record))
+        _WORKER_QUEUE.put((worker, finished, record))
         finished += 1
 
     claim = (lambda: _claim_one(dynamic_total)) if dynamic_total else None
     # carrying, every worker plays on until the iteration's games have all ended, at any worker
     over = (lambda: _CLAIMED.value >= dynamic_total) if dynamic_total else None
-    play_selfplay_games(weights, net_config, rules, mcts_config, selfplay_config, seed, num_games, device,
-                        on_game=send, claim=claim, parallel=parallel, carry=carry,
-                        iteration_over=over)  # fmt: skip
+    play_selfplay_games(job, on_game=send, claim=claim, parallel=parallel, carry=carry, iteration_over=over)
     return carry
 
 
@@ -106,26 +98,17 @@ class SelfPlayPool:
         self._pool = ctx.Pool(self.workers, initializer=_init_worker, initargs=(self._results, self._claimed, threads))
 
     def play(
-        self,
-        weights: dict[str, torch.Tensor],
-        net_config: NetConfig,
-        rules: Rules,
-        mcts_config: MCTSConfig,
-        selfplay_config: SelfPlayConfig,
-        seed: int,
-        num_games: int,
-        device: str = "cpu",
-        on_game: Callable[[GameRecord], None] | None = None,
-        dynamic: bool = True,
+        self, job: SelfPlayJob, on_game: Callable[[GameRecord], None] | None = None, dynamic: bool = True
     ) -> list[GameRecord]:
-        """``num_games`` games shared among the workers; ``on_game(record)`` as each one arrives.
+        """The job's games shared among the workers; ``on_game(record)`` as each one arrives.
 
         Returns them ordered by worker, then by the order they finished in
         (see the module docstring for ``dynamic`` and for the games carried between calls).
         """
-        weights = {k: v.detach().cpu() for k, v in weights.items()}
+        job = job.portable()
+        num_games, selfplay_config = job.num_games, job.selfplay_config
         even = -(-num_games // self.workers)
-        carried = self._carry.take(rules, selfplay_config)
+        carried = self._carry.take(job.rules, selfplay_config)
         if dynamic and self.workers > 1:
             with self._claimed.get_lock():
                 self._claimed.value = 0
@@ -142,11 +125,10 @@ class SelfPlayPool:
             parallel = selfplay_config.parallel_games
             total = 0
         pending = []
-        jobs = [job for job, share in enumerate(shares) if share]
-        for k, job in enumerate(jobs):
-            carry = None if carried is None else carried[k :: len(jobs)]  # carried games dealt in turn
-            args = (job, weights, net_config, rules, mcts_config, selfplay_config, seed + job * 7919, shares[job],
-                    device, total, parallel, carry)  # fmt: skip
+        playing = [worker for worker, count in enumerate(shares) if count]
+        for k, worker in enumerate(playing):
+            carry = None if carried is None else carried[k :: len(playing)]  # carried games dealt in turn
+            args = (worker, job.share(job.seed + SHARE_SEED_STRIDE * worker, shares[worker]), total, parallel, carry)
             pending.append(self._pool.apply_async(_play_share, args))
         if carried is not None:
             carried.clear()  # the workers hold them now; what they park comes back below
