@@ -314,10 +314,13 @@ def test_sigterm_stops_a_ray_run_that_resumes_like_a_local_one(tmp_path):
     if ray.is_initialized():
         ray.shutdown()
     run_dir = tmp_path / "term"
+    # an iteration long enough that the signal lands inside it (tiny games take milliseconds: with 40 the
+    # actors had sometimes finished them all before the signal arrived)
+    iteration_games = 400
     args = [sys.executable, "-m", "train.selfplay", "--backend", "ray", "--minutes", "5", "--run-dir", str(run_dir),
             "--net.channels", "8", "--net.blocks", "1", "--net.value-hidden", "8", "--alphazero.mcts.simulations", "3",
             "--alphazero.selfplay.parallel-games", "1", "--alphazero.selfplay.max-moves", "12",
-            "--alphazero.games-per-iteration", "40", "--alphazero.eval-simulations", "3", "--eval-games", "0",
+            "--alphazero.games-per-iteration", str(iteration_games), "--alphazero.eval-simulations", "3", "--eval-games", "0",
             "--final-games", "0", "--threads", "1", "--no-progress"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": ROOT}
     env.pop("RAY_ADDRESS", None)
@@ -326,7 +329,7 @@ def test_sigterm_stops_a_ray_run_that_resumes_like_a_local_one(tmp_path):
         deadline = time.monotonic() + 300
         logged = 0
         while time.monotonic() < deadline and proc.poll() is None and not logged:
-            time.sleep(0.5)
+            time.sleep(0.1)
             logged = sum(f.stat().st_size for f in (run_dir / "replay").glob("games-*.bin")) if run_dir.exists() else 0
         assert proc.poll() is None and logged, "no self-play game was logged in 300 s"
         proc.send_signal(signal.SIGTERM)
@@ -337,11 +340,11 @@ def test_sigterm_stops_a_ray_run_that_resumes_like_a_local_one(tmp_path):
     assert proc.returncode == 130, out
     assert "resume with --run-dir" in out
     logged = GameLog(run_dir / "replay").count
-    assert logged >= 1
-    cfg = _tiny(run_dir, games_per_iteration=40, selfplay=SelfPlayConfig(parallel_games=8, max_moves=12))
+    assert 1 <= logged < iteration_games  # stopped inside the iteration
+    cfg = _tiny(run_dir, games_per_iteration=iteration_games, selfplay=SelfPlayConfig(parallel_games=8, max_moves=12))
     result = train(cfg)  # the games logged before the signal count: only the rest are played
-    assert result["last_iteration"]["games"] == 40 - logged
-    assert result["last_iteration"]["games_logged"] == 40
+    assert result["last_iteration"]["games"] == iteration_games - logged
+    assert result["last_iteration"]["games_logged"] == iteration_games
 
 
 def test_ray_options_are_checked(tmp_path, capsys):
