@@ -17,6 +17,7 @@ the MCTS :data:`~agents.mcts.Evaluator`; the self-play learner uses it too.
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -38,33 +39,41 @@ from checkers_env.observation import NUM_PLANES
 
 from .base import Agent
 from .mcts import BatchedMCTS, CachingEvaluator, Evaluator, MCTSConfig
-from .networks import PolicyValueNet, masked_log_softmax, masked_softmax
+from .networks import PolicyValueNet, inference_dtype, masked_log_softmax, masked_softmax
 
 __all__ = ["make_evaluator", "choose_leg", "LegPlayer", "MCTSAgent", "PolicyAgent"]
 
 
-def make_evaluator(net: PolicyValueNet, device: torch.device | str = "cpu", trace: bool = True) -> Evaluator:
+def make_evaluator(net: PolicyValueNet, device: torch.device | str = "cpu", trace: bool = True,
+                   dtype: str = "float32") -> Evaluator:  # fmt: skip
     """The MCTS evaluator of ``net`` in inference mode.
 
     ``trace`` freezes and optimises a TorchScript trace of the network (about half again as fast
-    on the CPU for small nets); the eager network is used when tracing fails.
+    on the CPU for small nets); the eager network is used when tracing fails. ``dtype`` (one of
+    :data:`~agents.networks.INFERENCE_DTYPES`, see :func:`~agents.networks.inference_dtype`) is the
+    number format of the forward passes; for bfloat16 a copy of the network is converted, so ``net``
+    itself stays float32. Priors and values come back as float32 either way.
     """
     device = torch.device(device)
+    number_format = inference_dtype(dtype, device)
     net = net.to(device).eval()
+    if number_format != torch.float32:
+        net = copy.deepcopy(net).to(dtype=number_format)
     model: Callable = net
     if trace:
         try:
             with warnings.catch_warnings(), torch.inference_mode():
                 # TorchScript is deprecated in favour of torch.compile, which is far slower to start here
                 warnings.simplefilter("ignore", DeprecationWarning)
-                example = torch.zeros(2, NUM_PLANES, net.board_size, net.board_size, device=device)
+                example = torch.zeros(2, NUM_PLANES, net.board_size, net.board_size, device=device,
+                                      dtype=number_format)  # fmt: skip
                 model = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(net, example)))
         except Exception:  # tracing is a speed-up only
             model = net
 
     def evaluate(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
-            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(device)
+            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(device, number_format)
             m = torch.from_numpy(np.ascontiguousarray(masks)).to(device)
             logits, values = model(x)
             priors = masked_softmax(logits.float(), m)

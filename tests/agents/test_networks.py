@@ -95,3 +95,38 @@ def test_bad_sizes_and_devices_raise_value_error():
         pick_device("nonsense-device")
     assert pick_device("cpu").type == "cpu"
     assert np.isfinite(sum(p.sum().item() for p in PolicyValueNet(8).parameters()))
+
+
+def test_inference_dtype_names_and_auto(monkeypatch):
+    import agents.networks as networks
+
+    assert networks.inference_dtype("float32") == torch.float32
+    assert networks.inference_dtype("bfloat16") == torch.bfloat16
+    with pytest.raises(ValueError, match="inference dtype"):
+        networks.inference_dtype("float16")
+    monkeypatch.setattr(networks, "_native_bfloat16", lambda: True)
+    assert networks.inference_dtype("auto", "cpu") == torch.bfloat16
+    assert networks.inference_dtype("auto", "cuda") == torch.float32  # auto only picks bfloat16 on a CPU
+    monkeypatch.setattr(networks, "_native_bfloat16", lambda: False)
+    assert networks.inference_dtype("auto", "cpu") == torch.float32
+
+
+@pytest.mark.parametrize("size", [8, 10])
+def test_a_bfloat16_evaluator_agrees_with_float32_and_leaves_the_network_alone(size):
+    from agents.learned import make_evaluator
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(size, NetConfig(channels=16, blocks=2, value_hidden=16)).eval()
+    variant = "american" if size == 8 else "international"
+    board = Board(variant)
+    obs = np.repeat(planes_of(board)[None], 3, axis=0)
+    obs[1:] += np.random.default_rng(0).random(obs[1:].shape, dtype=np.float32)  # other inputs, same shape
+    masks = np.zeros((3, num_actions(size)), dtype=np.int8)
+    masks[:, [seq[0] for seq in legal_action_sequences(board)]] = 1
+    exact_priors, exact_values = make_evaluator(net, dtype="float32")(obs, masks)
+    priors, values = make_evaluator(net, dtype="bfloat16")(obs, masks)
+    assert priors.dtype == values.dtype == np.float32
+    np.testing.assert_allclose(priors, exact_priors, atol=0.02)
+    np.testing.assert_allclose(values, exact_values, atol=0.02)
+    assert not priors[masks == 0].any() and np.allclose(priors.sum(1), 1.0, atol=1e-5)
+    assert all(p.dtype == torch.float32 for p in net.parameters())  # a copy was converted, not the net

@@ -45,6 +45,21 @@ def test_playout_cap_randomisation_stores_only_full_searches():
         SelfPlayConfig(full_search_share=0.0)
 
 
+def test_self_play_searches_in_the_configured_number_format(monkeypatch):
+    import train.alphazero.selfplay as selfplay
+
+    asked = []
+    real = selfplay.make_evaluator
+    monkeypatch.setattr(selfplay, "make_evaluator", lambda *a, **kw: asked.append(kw["dtype"]) or real(*a, **kw))
+    mcts = MCTSConfig(simulations=4)
+    play = SelfPlayConfig(parallel_games=2, max_moves=12, inference_dtype="bfloat16")
+    a, b = _games(mcts, play, n=2), _games(mcts, play, n=2)
+    assert asked == ["bfloat16", "bfloat16"]
+    assert [g.moves for g in a] == [g.moves for g in b] and all(g.positions > 0 for g in a)
+    with pytest.raises(ValueError, match="inference_dtype"):
+        SelfPlayConfig(inference_dtype="float16")
+
+
 def test_search_value_weight_mixes_the_root_value_into_the_targets():
     mcts = MCTSConfig(simulations=6)
     base = SelfPlayConfig(parallel_games=2, max_moves=10, adjudicate_margin=0.0)  # capped games are draws: z = 0

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agents.mcts import MCTSConfig
+from agents.networks import INFERENCE_DTYPES
 
 __all__ = ["SelfPlayConfig", "AlphaZeroConfig"]
 
@@ -42,6 +43,10 @@ class SelfPlayConfig:
     resumed (with the new weights) by the next one. The network batch then stays full instead of
     shrinking as the slowest games end. False: each iteration plays its games from their start and
     nothing more (reproducible game by game, for a fixed number of workers)."""
+    inference_dtype: Literal["auto", "float32", "bfloat16"] = "float32"
+    """Number format of the network's forward passes in self-play (:func:`agents.networks.inference_dtype`):
+    ``auto`` is bfloat16 on a CPU that computes it natively (AVX-512 BF16 or AMX), float32 elsewhere.
+    The network trains in float32 either way."""
     search_value_weight: float = 0.0
     """Weight of the search's root value in a position's value target (0: the game's result alone). The
     result of one game is a noisy target for every position in it; mixing in the search's own estimate
@@ -56,6 +61,10 @@ class SelfPlayConfig:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share!r}")
         if self.quick_simulations < 2:
             raise ValueError(f"quick_simulations must be at least 2, got {self.quick_simulations!r}")
+        if self.inference_dtype not in INFERENCE_DTYPES:
+            raise ValueError(
+                f"inference_dtype must be one of {', '.join(INFERENCE_DTYPES)}, got {self.inference_dtype!r}"
+            )
         if not 0.0 <= self.search_value_weight <= 1.0:
             raise ValueError(f"search_value_weight must be in [0, 1], got {self.search_value_weight!r}")
 

@@ -269,7 +269,7 @@ def play_selfplay_games(
     net = PolicyValueNet(rules.board_size, net_config)
     if job.weights is not None:
         net.load_state_dict(job.weights)
-    evaluator = CachingEvaluator(make_evaluator(net, job.device))
+    evaluator = CachingEvaluator(make_evaluator(net, job.device, dtype=selfplay_config.inference_dtype))
     rng = np.random.default_rng(seed)
     n = max(1, min(parallel or selfplay_config.parallel_games, num_games))
     mcts = BatchedMCTS(rules, n, mcts_config)
