@@ -56,6 +56,7 @@ def test_self_play_searches_in_the_configured_number_format(monkeypatch):
     a, b = _games(mcts, play, n=2), _games(mcts, play, n=2)
     assert asked == ["bfloat16", "bfloat16"]
     assert [g.moves for g in a] == [g.moves for g in b] and all(g.positions > 0 for g in a)
+    assert SelfPlayConfig().inference_dtype == "auto"
     with pytest.raises(ValueError, match="inference_dtype"):
         SelfPlayConfig(inference_dtype="float16")
 
