@@ -22,7 +22,9 @@ from .random_agent import RandomAgent
 
 # checkpoints need torch: their loader is named here and imported on first use
 register_agent_loader(
-    ".pt", "agents.checkpoint:load_agent_spec", "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel] (a trained checkpoint)"
+    ".pt",
+    "agents.checkpoint:load_agent_spec",
+    "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel,dtype=bfloat16] (a trained checkpoint)",
 )
 # sb3-contrib MaskablePPO models (the Gymnasium views' learners): imported on first use too
 register_agent_loader(".zip", "agents.sb3_policy:load_agent_spec", "PATH.zip[:sample] (a MaskablePPO model)")

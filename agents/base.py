@@ -16,6 +16,8 @@ Agents are named on command lines by *specs*::
     runs/x/best.pt         a checkpoint (as trained)
     runs/x/best.pt:sims=128,time=0.2
                            with options: 128 simulations, at most 0.2 s a move
+    runs/x/best.pt:time=0.2,dtype=auto
+                           the network in bfloat16 where the CPU computes it natively
 
 :func:`make_agent` turns a spec into an agent. This module is the ground
 floor of the package: it knows no kind of agent. Each kind registers itself

@@ -230,6 +230,7 @@ def load_agent(
     time: float = 0.0,
     root: str | None = None,
     device: str = "cpu",
+    dtype: str = "float32",
     **net_overrides: int,
 ) -> Agent:
     """The arena agent stored in ``path``.
@@ -243,6 +244,8 @@ def load_agent(
         time: seconds a move may take (alphazero; 0: no bound).
         root: how the root is searched, ``"puct"`` or ``"gumbel"`` (alphazero; default: as trained).
         device: torch device of the network.
+        dtype: number format of the search's forward passes (alphazero; ``float32``,
+            ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
         **net_overrides: the expected network size (``channels=``, ``blocks=``);
             a mismatch raises :class:`CheckpointError`.
 
@@ -279,22 +282,28 @@ def load_agent(
                 mcts = MCTSConfig(**{**asdict(mcts), "root": root})
             except ValueError as exc:
                 raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-        return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time)
-    if simulations is not None or time or root is not None:
-        raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search (no sims or time)")
+        try:
+            return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
+        except ValueError as exc:  # an unknown dtype
+            raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
+    if simulations is not None or time or root is not None or dtype != "float32":
+        raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
+                              "(no sims, time, root or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
-_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str}
-_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel"
+_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str}
+_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,dtype=float32|bfloat16|auto"
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
-    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S,root=R]``.
+    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S,root=R,dtype=D]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
-    a move may take, ``root`` the root search (``puct`` or ``gumbel``);
-    without them the checkpoint plays as it was trained.
+    a move may take, ``root`` the root search (``puct`` or ``gumbel``),
+    ``dtype`` the number format of the network in the search (``float32``,
+    the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
+    as it was trained, in float32.
     """
     spec = f"{path}:{options}" if options else path
     opts = parse_options(options, _SPEC_OPTIONS, spec, _SPEC_USAGE)
@@ -305,7 +314,13 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
         raise AgentSpecError(f"time must not be negative in {spec!r}")
     try:
         agent = load_agent(
-            path, variant, seed=seed, simulations=sims, time=opts.get("time", 0.0), root=opts.get("root")
+            path,
+            variant,
+            seed=seed,
+            simulations=sims,
+            time=opts.get("time", 0.0),
+            root=opts.get("root"),
+            dtype=opts.get("dtype", "float32"),
         )
     except AgentSpecError:
         raise

@@ -116,6 +116,7 @@ class PlayerRecipe:
     name: str
     mcts: MCTSConfig | None = None
     time: float = 0.0
+    dtype: str = "float32"
     sample: bool = False
 
     @classmethod
@@ -127,7 +128,7 @@ class PlayerRecipe:
         common = {"rules": agent.rules, "net": agent.net.config, "weights": weights, "seed": agent.seed,
                   "name": agent.name}  # fmt: skip
         if isinstance(agent, MCTSAgent):
-            return cls(kind="mcts", mcts=agent.mcts_config, time=agent.time, **common)
+            return cls(kind="mcts", mcts=agent.mcts_config, time=agent.time, dtype=agent.dtype, **common)
         return cls(kind="policy", sample=agent.sample, **common)
 
     def build(self, device: str = "cpu") -> Agent:
@@ -136,7 +137,7 @@ class PlayerRecipe:
         net.load_state_dict(self.weights)
         if self.kind == "mcts":
             return MCTSAgent(net, self.rules, self.mcts, seed=self.seed, device=device, name=self.name,
-                             time=self.time)  # fmt: skip
+                             time=self.time, dtype=self.dtype)  # fmt: skip
         return PolicyAgent(net, self.rules, seed=self.seed, device=device, name=self.name, sample=self.sample)
 
 

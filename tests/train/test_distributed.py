@@ -35,7 +35,7 @@ from train.alphazero.config import AlphaZeroConfig, SelfPlayConfig  # noqa: E402
 from train.alphazero.replay import GameLog  # noqa: E402
 from train.alphazero.selfplay import SHARE_SEED_STRIDE, SelfPlayJob, play_selfplay_games  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
-from train.distributed import RayBackend  # noqa: E402
+from train.distributed import PlayerRecipe, RayBackend  # noqa: E402
 from train.run import Run, train  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
@@ -356,3 +356,13 @@ def test_ray_options_are_checked(tmp_path, capsys):
     # nothing listens there: a clear error at once, not Ray's minutes of retries
     assert selfplay.main(["--backend", "ray", "--ray-address", "127.0.0.1:1", "--run-dir", str(tmp_path / "y")]) == 2
     assert "no Ray cluster answers at '127.0.0.1:1'" in capsys.readouterr().err
+
+
+def test_a_player_recipe_rebuilds_the_agents_search_settings():
+    net = PolicyValueNet(8, NET)
+    net.load_state_dict(_weights())
+    agent = MCTSAgent(net, "american", MCTSConfig(simulations=5, root="gumbel"), seed=4, time=0.5, dtype="bfloat16")
+    rebuilt = PlayerRecipe.of(agent).build()
+    assert (rebuilt.mcts_config, rebuilt.time, rebuilt.dtype, rebuilt.seed) == (agent.mcts_config, 0.5, "bfloat16", 4)
+    board = Board("american")
+    assert rebuilt.select_move(board) == agent.select_move(Board("american"))

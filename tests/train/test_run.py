@@ -96,6 +96,8 @@ def test_ppo_tiny_run_writes_a_checkpoint_that_loads_as_an_agent(tmp_path):
     agent = load_agent(tmp_path / "ppo" / "best.pt", "american", seed=0)
     assert type(agent).__name__ == "PolicyAgent"
     _plays(agent)
+    with pytest.raises(CheckpointError, match="does not search"):
+        load_agent(tmp_path / "ppo" / "best.pt", "american", dtype="bfloat16")
 
 
 def test_evaluation_writes_the_curve_and_table(tmp_path, capsys):
@@ -353,7 +355,13 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     gumbel = make_agent(f"{path}:root=gumbel", "american", seed=3)
     assert gumbel.mcts_config.root == "gumbel"
     _plays(gumbel)
-    for bad in (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta"):
+    assert agent.dtype == "float32"  # as trained: evaluation searches in float32 unless asked
+    half = make_agent(f"{path}:sims=5,dtype=bfloat16", "american", seed=3)
+    assert half.dtype == "bfloat16" and all(p.dtype == torch.float32 for p in half.net.parameters())
+    _plays(half)
+    bad_specs = (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta",
+                 f"{path}:dtype=float16")  # fmt: skip
+    for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
 
