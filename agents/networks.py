@@ -25,6 +25,7 @@ their networks and checkpoints do.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Literal, get_args
 
 from checkers_env.core.extras import missing
 
@@ -44,6 +45,7 @@ __all__ = [
     "masked_softmax",
     "masked_log_softmax",
     "pick_device",
+    "InferenceDtype",
     "INFERENCE_DTYPES",
     "inference_dtype",
     "set_torch_threads",
@@ -185,8 +187,9 @@ def pick_device(name: str = "auto") -> torch.device:
     return device
 
 
-INFERENCE_DTYPES = ("auto", "float32", "bfloat16")
+InferenceDtype = Literal["auto", "float32", "bfloat16"]
 """Number formats of a network's forward passes in search (:func:`inference_dtype`)."""
+INFERENCE_DTYPES: tuple[str, ...] = get_args(InferenceDtype)
 
 
 def _native_bfloat16() -> bool:

@@ -59,6 +59,8 @@ def test_self_play_searches_in_the_configured_number_format(monkeypatch):
     assert SelfPlayConfig().inference_dtype == "auto"
     with pytest.raises(ValueError, match="inference_dtype"):
         SelfPlayConfig(inference_dtype="float16")
+    with pytest.raises(ValueError, match="num_games"):
+        SelfPlayJob(None, NET, "american", mcts, play, seed=0, num_games=-1)
 
 
 def test_search_value_weight_mixes_the_root_value_into_the_targets():

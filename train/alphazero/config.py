@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agents.mcts import MCTSConfig
-from agents.networks import INFERENCE_DTYPES
+from agents.networks import INFERENCE_DTYPES, InferenceDtype
 
 __all__ = ["SelfPlayConfig", "AlphaZeroConfig"]
 
@@ -43,7 +43,7 @@ class SelfPlayConfig:
     resumed (with the new weights) by the next one. The network batch then stays full instead of
     shrinking as the slowest games end. False: each iteration plays its games from their start and
     nothing more (reproducible game by game, for a fixed number of workers)."""
-    inference_dtype: Literal["auto", "float32", "bfloat16"] = "auto"
+    inference_dtype: InferenceDtype = "auto"
     """Number format of the network's forward passes in self-play (:func:`agents.networks.inference_dtype`):
     ``auto`` is bfloat16 on a CPU that computes it natively (AVX-512 BF16 or AMX), float32 elsewhere.
     The network trains in float32 either way, and evaluation agents search in float32. On international,
