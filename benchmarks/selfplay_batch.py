@@ -20,6 +20,7 @@ each checkout in turn (the script imports the project from there).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     for parallel in args.parallel:
         games = parallel * args.games_per_slot
         start = time.perf_counter()
-        records = play_selfplay_games(job.share(args.seed, games), parallel=parallel)
+        records = play_selfplay_games(dataclasses.replace(job, seed=args.seed, num_games=games), parallel=parallel)
         seconds = time.perf_counter() - start
         positions = sum(r.positions for r in records)
         plies = sum(r.plies for r in records) / games

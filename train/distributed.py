@@ -187,7 +187,7 @@ class SelfPlayWorker:
         """:func:`~train.alphazero.selfplay.play_selfplay_games` of ``num_games`` of the job's games from
         ``seed`` (one share of it) on this actor's device, resuming the games it parked in its last share
         (when ``selfplay.carry_over``); yields each finished game."""
-        share = replace(job.share(seed, num_games), device=self.device)
+        share = replace(job, seed=seed, num_games=num_games, device=self.device)
         carry = self.carry.take(share.rules, share.selfplay_config)
         yield from _streamed(lambda emit: play_selfplay_games(share, on_game=emit, carry=carry))
 
@@ -497,8 +497,7 @@ class RayBackend:
         self.start()
         n = self._ready()
         ref = ray.put(job.portable())  # one copy of the network for every actor
-        counts = [job.num_games // n + (1 if k < job.num_games % n else 0) for k in range(n)]
-        shares = [_Job(k, [None] * count, job.seed + SHARE_SEED_STRIDE * k) for k, count in enumerate(counts) if count]
+        shares = [_Job(k, [None] * s.num_games, s.seed) for k, s in enumerate(job.split(n)) if s.num_games]
         received: list[tuple[int, int, GameRecord]] = []
 
         def submit(w: _Worker, share: _Job):

@@ -33,7 +33,7 @@ from checkers_env.core import Board, get_rules  # noqa: E402
 from train import distributed  # noqa: E402
 from train.alphazero.config import AlphaZeroConfig, SelfPlayConfig  # noqa: E402
 from train.alphazero.replay import GameLog  # noqa: E402
-from train.alphazero.selfplay import SHARE_SEED_STRIDE, SelfPlayJob, play_selfplay_games  # noqa: E402
+from train.alphazero.selfplay import SelfPlayJob, play_selfplay_games  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
 from train.distributed import PlayerRecipe, RayBackend  # noqa: E402
 from train.run import Run, train  # noqa: E402
@@ -129,7 +129,7 @@ def test_actors_play_the_local_pools_games_and_evaluations_fan_out(cluster):
         games = backend.play(job, on_game=arrived.append)
         assert backend.workers == 2
         # one share per actor (3 games, then 2) with seed + k * SHARE_SEED_STRIDE, as the local pool splits them
-        expected = play_selfplay_games(job.share(11, 3)) + play_selfplay_games(job.share(11 + SHARE_SEED_STRIDE, 2))
+        expected = play_selfplay_games(job.share(0, 3)) + play_selfplay_games(job.share(1, 2))
         assert len(arrived) == 5 and [g.moves for g in games] == [g.moves for g in expected]
         np.testing.assert_array_equal(games[0].policy_actions, expected[0].policy_actions)
 

@@ -227,10 +227,14 @@ class SelfPlayJob:
             return self
         return replace(self, weights={k: v.detach().cpu() for k, v in self.weights.items()})
 
-    def share(self, seed: int, num_games: int) -> SelfPlayJob:
-        """The same job with another seed and number of games: one worker's part of it (share ``k`` has
-        seed ``self.seed + SHARE_SEED_STRIDE * k``)."""
-        return replace(self, seed=seed, num_games=num_games)
+    def share(self, k: int, num_games: int) -> SelfPlayJob:
+        """Share ``k`` of the job: ``num_games`` of its games, with seed ``seed + SHARE_SEED_STRIDE * k``."""
+        return replace(self, seed=self.seed + SHARE_SEED_STRIDE * k, num_games=num_games)
+
+    def split(self, parts: int) -> list[SelfPlayJob]:
+        """The job in ``parts`` even shares (the first ``num_games % parts`` have one game more), share ``k``
+        at index ``k`` (a share may have no game): how the local pool and the Ray backend split a job."""
+        return [self.share(k, self.num_games // parts + int(k < self.num_games % parts)) for k in range(parts)]
 
 
 def play_selfplay_games(

@@ -43,7 +43,7 @@ from collections.abc import Callable
 
 from agents.runtime import tune_process
 
-from .selfplay import SHARE_SEED_STRIDE, GameCarry, GameRecord, SelfPlayJob, play_selfplay_games
+from .selfplay import GameCarry, GameRecord, SelfPlayJob, play_selfplay_games
 
 __all__ = ["SelfPlayPool"]
 
@@ -116,19 +116,18 @@ class SelfPlayPool:
             # a slot first; carrying, every slot plays to the end of the iteration: the whole share at once
             at_once = even if carried is not None else -(-3 * even // 4)
             parallel = min(selfplay_config.parallel_games, max(1, at_once))
-            shares = [num_games] * self.workers  # each may play them all; the shared counter stops them at the total
+            # each may play them all; the shared counter stops them at the total
+            shares = [job.share(k, num_games) for k in range(self.workers)]
             total = num_games
         else:
-            shares = [
-                num_games // self.workers + (1 if k < num_games % self.workers else 0) for k in range(self.workers)
-            ]
+            shares = job.split(self.workers)
             parallel = selfplay_config.parallel_games
             total = 0
         pending = []
-        playing = [worker for worker, count in enumerate(shares) if count]
+        playing = [worker for worker, share in enumerate(shares) if share.num_games]
         for k, worker in enumerate(playing):
             carry = None if carried is None else carried[k :: len(playing)]  # carried games dealt in turn
-            args = (worker, job.share(job.seed + SHARE_SEED_STRIDE * worker, shares[worker]), total, parallel, carry)
+            args = (worker, shares[worker], total, parallel, carry)
             pending.append(self._pool.apply_async(_play_share, args))
         if carried is not None:
             carried.clear()  # the workers hold them now; what they park comes back below
