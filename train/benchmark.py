@@ -68,7 +68,12 @@ def _set(obj, names: list[str], text: str, item: str):
     elif isinstance(current, (int, float)):
         value = type(current)(float(text)) if isinstance(current, float) else int(text)
     elif isinstance(current, tuple):
-        value = tuple(x for x in text.split(",") if x)
+        # the items take the type of the current ones (plies are ints, opponents strings)
+        item_type = type(current[0]) if current and isinstance(current[0], (int, float)) else str
+        try:
+            value = tuple(item_type(x.strip()) for x in text.split(",") if x.strip())
+        except ValueError:
+            raise ValueError(f"--set {item!r}: expected {item_type.__name__} values separated by commas") from None
     else:
         value = text
     if type(obj).__dataclass_params__.frozen:

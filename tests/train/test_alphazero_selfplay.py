@@ -45,6 +45,22 @@ def test_playout_cap_randomisation_stores_only_full_searches():
         SelfPlayConfig(full_search_share=0.0)
 
 
+def test_focus_plies_store_more_positions_inside_the_focus():
+    mcts = MCTSConfig(simulations=4)
+    play = SelfPlayConfig(parallel_games=4, max_moves=30, full_search_share=0.1, quick_simulations=2,
+                          focus_plies=(10, 20), focus_full_search_share=1.0)  # fmt: skip
+    games = _games(mcts, play, n=4)
+    stored = np.concatenate([g.move_numbers for g in games])
+    inside = (stored >= 10) & (stored < 20)
+    # every searched leg inside the focus is stored; outside, about one in ten
+    reached = sum(min(g.plies, 20) - min(g.plies, 10) for g in games)
+    assert inside.sum() >= 0.6 * reached and inside.sum() > (~inside).sum()
+    assert _games(mcts, play, n=4)[0].moves == games[0].moves  # still reproducible
+    for bad in ({"focus_plies": (20, 10)}, {"focus_plies": (-1, 5)}, {"focus_full_search_share": 0.0}):
+        with pytest.raises(ValueError, match="focus"):
+            SelfPlayConfig(**bad)
+
+
 def test_self_play_searches_in_the_configured_number_format(monkeypatch):
     import train.alphazero.selfplay as selfplay
 

@@ -17,12 +17,15 @@ def test_overrides_reach_nested_and_frozen_fields():
     cfg = benchmark.apply_overrides(
         TrainConfig(),
         ["alphazero.mcts.root=gumbel", "alphazero.mcts.simulations=16", "net.channels=64", "eval_opponents=random,minimax:1",
-         "alphazero.selfplay.full_search_share=0.5", "progress=false"],
+         "alphazero.selfplay.full_search_share=0.5", "progress=false", "alphazero.selfplay.focus_plies=30,80"],
     )  # fmt: skip
     assert cfg.alphazero.mcts.root == "gumbel" and cfg.alphazero.mcts.simulations == 16
+    assert cfg.alphazero.selfplay.focus_plies == (30, 80)
     assert cfg.net.channels == 64 and cfg.eval_opponents == ("random", "minimax:1")
     assert cfg.alphazero.selfplay.full_search_share == 0.5 and cfg.progress is False
-    for bad in ("alphazero.nope=1", "net.channels=x", "progress=maybe", "minutes"):
+    bad_plies = ("alphazero.selfplay.focus_plies=30", "alphazero.selfplay.focus_plies=80,30",
+                 "alphazero.selfplay.focus_plies=a,b")  # fmt: skip
+    for bad in ("alphazero.nope=1", "net.channels=x", "progress=maybe", "minutes", *bad_plies):
         with pytest.raises(ValueError):
             benchmark.apply_overrides(TrainConfig(), [bad])
 

@@ -37,6 +37,13 @@ class SelfPlayConfig:
     at 64 simulations, the rest at 16) won the equal-time comparison in docs/BENCHMARKS.md."""
     quick_simulations: int = 16
     """Simulations of a quick search (when ``full_search_share`` < 1)."""
+    focus_plies: tuple[int, int] = (0, 0)
+    """Plies ``[start, end)`` of a game (whole moves of either side played before the search) whose searched legs are full searches
+    with ``focus_full_search_share`` instead of ``full_search_share``: more policy targets where the
+    games are decided (the american losses against minimax:4 began with a man lost between plies 30
+    and 80, docs/BENCHMARKS.md). ``(0, 0)``: no focus, every leg alike."""
+    focus_full_search_share: float = 0.5
+    """Share of full searches among the legs inside ``focus_plies``."""
     carry_over: bool = True
     """Keep every self-play slot busy to the end of an iteration: slots freed while the iteration's last
     games are being played start games for the next iteration, which are parked when it ends and
@@ -62,6 +69,10 @@ class SelfPlayConfig:
             raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
         if not 0.0 < self.full_search_share <= 1.0:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share!r}")
+        if len(self.focus_plies) != 2 or not 0 <= self.focus_plies[0] <= self.focus_plies[1]:
+            raise ValueError(f"focus_plies must be two plies 0 <= start <= end, got {self.focus_plies!r}")
+        if not 0.0 < self.focus_full_search_share <= 1.0:
+            raise ValueError(f"focus_full_search_share must be in (0, 1], got {self.focus_full_search_share!r}")
         if self.quick_simulations < 2:
             raise ValueError(f"quick_simulations must be at least 2, got {self.quick_simulations!r}")
         if self.inference_dtype not in INFERENCE_DTYPES:

@@ -386,6 +386,16 @@ def play_selfplay_games(
     masks = games.masks.copy()
     full = np.zeros(n, dtype=np.bool_)
     quick = min(selfplay_config.quick_simulations, mcts_config.simulations)
+    focus_start, focus_end = selfplay_config.focus_plies
+
+    def full_search_shares(slots: np.ndarray) -> np.ndarray:
+        """The chance that each of these games' next search is a full one: higher inside the focus plies."""
+        shares = np.full(len(slots), selfplay_config.full_search_share)
+        if focus_end > focus_start:
+            plies = np.array([games.moves_played(i) for i in slots])
+            shares[(plies >= focus_start) & (plies < focus_end)] = selfplay_config.focus_full_search_share
+        return shares
+
     for record in carried_ended:
         if take_one():
             deliver(record)
@@ -411,7 +421,7 @@ def play_selfplay_games(
             masks[ready] = games.masks[ready]
             # playout cap randomisation: most legs get a quick search with no exploration noise, played
             # but not stored
-            full[ready] = rng.random(int(ready.sum())) < selfplay_config.full_search_share
+            full[ready] = rng.random(int(ready.sum())) < full_search_shares(np.flatnonzero(ready))
             budget = np.where(full, mcts_config.simulations, quick)
             mcts.begin(games.games, ready, rng, simulations=budget, explore=full)
         searching = mcts.searching
