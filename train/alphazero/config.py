@@ -38,11 +38,12 @@ class SelfPlayConfig:
     quick_simulations: int = 16
     """Simulations of a quick search (when ``full_search_share`` < 1)."""
     focus_plies: tuple[int, int] = (0, 0)
-    """Plies ``[start, end)`` of a game (whole moves of either side played before the search) whose searched legs are full searches
-    with ``focus_full_search_share`` instead of ``full_search_share``: more policy targets where the
-    games are decided (the american losses against minimax:4 began with a man lost between plies 30
-    and 80, docs/BENCHMARKS.md). ``(0, 0)``: no focus, every leg alike. Plies 30-80 at 0.5 scored -0.05
-[-0.15, +0.05] against the defaults side by side (american, 30 minutes a core), so it is off."""
+    """Plies ``[start, end)`` of a game (whole moves of either side played before the search) whose
+    searched legs are full searches with ``focus_full_search_share`` instead of ``full_search_share``:
+    more policy targets where games are decided (the american losses against minimax:4 began with a
+    man lost between plies 30 and 80). ``(0, 0)``: no focus, every leg alike. Off by default: plies
+    30-80 at 0.5 scored -0.05 [-0.15, +0.05] against the defaults side by side (american, 30 minutes
+    on one core each; docs/BENCHMARKS.md)."""
     focus_full_search_share: float = 0.5
     """Share of full searches among the legs inside ``focus_plies``."""
     carry_over: bool = True
