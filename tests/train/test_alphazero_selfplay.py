@@ -56,6 +56,7 @@ def test_focus_plies_store_more_positions_inside_the_focus():
     reached = sum(min(g.plies, 20) - min(g.plies, 10) for g in games)
     assert inside.sum() >= 0.6 * reached and inside.sum() > (~inside).sum()
     assert _games(mcts, play, n=4)[0].moves == games[0].moves  # still reproducible
+    assert SelfPlayConfig(focus_plies=[10, 20]).focus_plies == (10, 20)  # as config.json gives it back
     for bad in ({"focus_plies": (20, 10)}, {"focus_plies": (-1, 5)}, {"focus_full_search_share": 0.0}):
         with pytest.raises(ValueError, match="focus"):
             SelfPlayConfig(**bad)

@@ -71,6 +71,7 @@ class SelfPlayConfig:
             raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
         if not 0.0 < self.full_search_share <= 1.0:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share!r}")
+        object.__setattr__(self, "focus_plies", tuple(self.focus_plies))  # config.json gives a list
         if len(self.focus_plies) != 2 or not 0 <= self.focus_plies[0] <= self.focus_plies[1]:
             raise ValueError(f"focus_plies must be two plies 0 <= start <= end, got {self.focus_plies!r}")
         if not 0.0 < self.focus_full_search_share <= 1.0:
