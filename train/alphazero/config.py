@@ -118,7 +118,9 @@ class AlphaZeroConfig:
     lr_schedule: Literal["constant", "cosine"] = "constant"
     """``cosine``: the step size follows a half cosine from ``learning_rate`` down to
     ``final_lr_fraction * learning_rate`` over the run's training budget (it follows the minutes
-    spent, so a resumed run continues the same curve)."""
+    spent, so a resumed run continues the same curve). Side by side with the constant default on
+    international (30 minutes on one core each) it scored -0.125 [-0.24, -0.01] against minimax:2
+    (docs/BENCHMARKS.md)."""
     final_lr_fraction: float = 0.1
     """Where the cosine schedule ends, as a share of ``learning_rate``."""
     material_weight: float = 0.5
