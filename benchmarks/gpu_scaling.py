@@ -2,7 +2,7 @@
 
     python benchmarks/gpu_scaling.py [--device cuda] [--variant american] [--nets 32x3 64x6 128x10]
                                      [--batches 64 256 1024 4096] [--parallel 64 256] [--workers 1 4 8]
-                                     [--seconds 1.0] [--rounds 3] [--json out.json]
+                                     [--dtype auto] [--seconds 1.0] [--rounds 3] [--json out.json]
 
 Three measurements, each network freshly initialised (seed 0) and traced as
 self-play traces it (:func:`agents.learned.make_evaluator`: host arrays in,
@@ -16,8 +16,8 @@ transfers that self-play pays):
    each timed for ``--seconds`` in turn, ``--rounds`` times; medians.
 2. **Self-play in one process**
    (:func:`train.alphazero.selfplay.play_selfplay_games` with the
-   ``train.selfplay`` search settings): ``--parallel`` games at once on
-   ``--device``, twice that many games in all; plies a second (the MCTS
+   ``train.selfplay`` search settings, the network in ``--dtype``):
+   ``--parallel`` games at once on ``--device``, twice that many games in all; plies a second (the MCTS
    kernels and the rules run on one CPU core, the network on the device).
 3. **Self-play processes sharing the device**
    (:class:`train.alphazero.workers.SelfPlayPool`, the pool ``train.selfplay``
@@ -91,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, nargs="*", default=[64, 256, 1024, 4096], help="(none: skip)")
     parser.add_argument("--parallel", type=int, nargs="+", default=[64, 256], help="self-play games at once")
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 4, 8], help="self-play processes (none: skip)")
+    parser.add_argument(
+        "--dtype",
+        default="auto",
+        choices=["auto", "float32", "bfloat16"],
+        help="number format of self-play's network (default: the run's, auto: float32 on a GPU)",
+    )
     parser.add_argument("--seconds", type=float, default=1.0, help="time per network timing")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", default=None, help="also write the figures here")
@@ -142,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"({rates['bfloat16'] / cpu_rate:,.1f}x the CPU reference)", flush=True)  # fmt: skip
 
     # 2. self-play in one process, and 3. processes sharing the device
-    search, play = cfg.alphazero.mcts, dataclasses.replace(cfg.alphazero.selfplay, inference_dtype="bfloat16")
+    search, play = cfg.alphazero.mcts, dataclasses.replace(cfg.alphazero.selfplay, inference_dtype=args.dtype)
     largest = max(args.parallel)
     pool_workers = [w for w in args.workers if w >= 1]
     pools = {w: SelfPlayPool(w, threads=1) for w in pool_workers}
