@@ -55,23 +55,6 @@ def _net_sizes(specs: list[str]) -> list[tuple[int, int]]:
     return sizes
 
 
-def _positions(variant: str, count: int, seed: int):
-    """``count`` observation planes and masks of positions a few random plies into a game."""
-    import numpy as np
-
-    from checkers_env.game import LegGames
-
-    rng = np.random.default_rng(seed)
-    games = LegGames(variant, count, track_moves=False)
-    for i in range(count):
-        for _ in range(int(rng.integers(0, 12))):
-            if games.observe(i) == 0:
-                break
-            games.step(i, int(rng.choice(games.legal[i, : games.observe(i)])))
-        games.observe(i)
-    return games.obs.copy(), games.masks.copy()
-
-
 def _rate(evaluate, obs, masks, seconds: float, sync) -> float:
     """Evaluations a second of ``evaluate`` on this batch, timed for ``seconds``."""
     evaluate(obs, masks)
@@ -112,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     from agents.learned import make_evaluator
     from agents.networks import NetConfig, PolicyValueNet, pick_device
     from checkers_env.core import get_rules
+    from checkers_env.game import random_observations
     from train.alphazero.selfplay import SelfPlayJob, play_selfplay_games
     from train.alphazero.workers import SelfPlayPool
     from train.config import TrainConfig
@@ -128,12 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     reference_net = PolicyValueNet(rules.board_size, NetConfig(channels=32, blocks=3))
     reference = make_evaluator(reference_net, "cpu", dtype="float32")
-    ref_obs, ref_masks = _positions(args.variant, 64, seed=0)
+    ref_obs, ref_masks = random_observations(args.variant, 64, seed=0)
     cpu_rates = [_rate(reference, ref_obs, ref_masks, args.seconds, lambda: None) for _ in range(args.rounds)]
     cpu_rate = statistics.median(cpu_rates)
     print(f"reference: 32x3 at batch 64 on one CPU thread, float32: {cpu_rate:,.0f} evaluations/s", flush=True)
     figures["cpu_reference"] = cpu_rate
-    batches = {b: _positions(args.variant, b, seed=b) for b in args.batches}
+    batches = {b: random_observations(args.variant, b, seed=b) for b in args.batches}
     for channels, blocks in sizes:
         torch.manual_seed(0)
         net = PolicyValueNet(rules.board_size, NetConfig(channels=channels, blocks=blocks))

@@ -33,23 +33,6 @@ import time
 FORMATS = ("float32", "bfloat16")
 
 
-def _positions(variant: str, count: int, seed: int):
-    """``count`` observation planes and masks of positions a few random plies into a game."""
-    import numpy as np
-
-    from checkers_env.game import LegGames
-
-    rng = np.random.default_rng(seed)
-    games = LegGames(variant, count, track_moves=False)
-    for i in range(count):
-        for _ in range(int(rng.integers(0, 12))):
-            if games.observe(i) == 0:
-                break
-            games.step(i, int(rng.choice(games.legal[i, : games.observe(i)])))
-        games.observe(i)
-    return games.obs.copy(), games.masks.copy()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", nargs="+", default=["american", "international"])
@@ -68,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from agents.learned import make_evaluator
     from agents.networks import PolicyValueNet, inference_dtype
     from checkers_env.core import get_rules
+    from checkers_env.game import random_observations
     from train.alphazero.selfplay import SelfPlayJob, play_selfplay_games
     from train.config import TrainConfig
 
@@ -77,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = TrainConfig(variant=variant)
         torch.manual_seed(0)
         net = PolicyValueNet(rules.board_size, cfg.net)
-        obs, masks = _positions(variant, args.batch, seed=0)
+        obs, masks = random_observations(variant, args.batch, seed=0)
         evaluators = {f: make_evaluator(net, dtype=f) for f in FORMATS}
         (p32, v32), (p16, v16) = (evaluators[f](obs, masks) for f in FORMATS)
         print(f"{variant}: largest difference bfloat16 - float32: priors {np.abs(p16 - p32).max():.4f}, "

@@ -123,6 +123,7 @@ __all__ = [
     "write_observation",
     "game_from_board",
     "LegGames",
+    "random_observations",
     "LEGAL_CAPACITY",
     "copy_words",
     "clear_mask",
@@ -640,6 +641,27 @@ class LegGames:
 LEGAL_CAPACITY = 64
 """Legal actions remembered per game (to clear masks and sample without scanning);
 positions with more fall back to scanning the mask."""
+
+
+def random_observations(
+    variant: str | Rules, count: int, seed: int = 0, max_plies: int = 12
+) -> tuple[np.ndarray, np.ndarray]:
+    """Observation planes and action masks of ``count`` positions, each reached from the start by a
+    random number (below ``max_plies``) of random legs: ``(float32[count, NUM_PLANES, N, N],
+    int8[count, num_actions])``, copies. A game that ends on the way is observed where it ended (no
+    legal leg). What a network is timed or compared on when real positions, not zeros, are wanted."""
+    if count < 1 or max_plies < 1:
+        raise ValueError(f"count and max_plies must be at least 1, got {count!r} and {max_plies!r}")
+    rng = np.random.default_rng(seed)
+    games = LegGames(variant, count, track_moves=False)
+    for i in range(count):
+        for _ in range(int(rng.integers(0, max_plies))):
+            legs = games.observe(i)
+            if legs == 0:
+                break
+            games.step(i, int(rng.choice(games.legal[i, :legs])))
+        games.observe(i)
+    return games.obs.copy(), games.masks.copy()
 
 
 @kernel

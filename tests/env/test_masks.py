@@ -88,3 +88,22 @@ def test_masked_legs_complete_exactly_the_legal_moves(variant, overrides):
 @pytest.mark.parametrize(("variant", "overrides"), CONFIGS, ids=CONFIG_IDS)
 def test_masked_legs_complete_exactly_the_legal_moves_many(variant, overrides):
     check_positions(variant, overrides, 10000, seed=12)
+
+
+@pytest.mark.parametrize("variant", ["american", "international"])
+def test_random_observations_are_seeded_positions_whose_masks_are_their_legal_legs(variant):
+    from checkers_env.game import LegGames, random_observations
+
+    obs, masks = random_observations(variant, 40, seed=5, max_plies=30)
+    size = 10 if variant == "international" else 8
+    assert obs.shape == (40, 8, size, size) and masks.shape == (40, num_actions(size))
+    again = random_observations(variant, 40, seed=5, max_plies=30)
+    assert np.array_equal(obs, again[0]) and np.array_equal(masks, again[1])
+    assert not np.array_equal(obs, random_observations(variant, 40, seed=6, max_plies=30)[0])
+    start = LegGames(variant, 1, track_moves=False)
+    start.observe(0)
+    assert len({row.tobytes() for row in obs}) > 10, "the positions should differ from one another"
+    assert any(np.array_equal(row, start.obs[0]) for row in obs), "zero random legs is the start position"
+    assert masks.sum(axis=1).max() > 0 and set(np.unique(masks)) <= {0, 1}
+    with pytest.raises(ValueError, match="at least 1"):
+        random_observations(variant, 0)

@@ -19,7 +19,7 @@ from agents.learned import MCTSAgent, make_evaluator  # noqa: E402
 from agents.mcts import MCTSConfig  # noqa: E402
 from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
 from checkers_env.core import Board, get_rules  # noqa: E402
-from checkers_env.game import LegGames  # noqa: E402
+from checkers_env.game import random_observations  # noqa: E402
 from tests.train.test_run import tiny  # noqa: E402
 from train.run import train  # noqa: E402
 
@@ -29,24 +29,12 @@ pytestmark = [
 ]
 
 
-def _positions(variant: str, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    games = LegGames(variant, count, track_moves=False)
-    for i in range(count):
-        for _ in range(int(rng.integers(0, 16))):
-            if games.observe(i) == 0:
-                break
-            games.step(i, int(rng.choice(games.legal[i, : games.observe(i)])))
-        games.observe(i)
-    return games.obs.copy(), games.masks.copy()
-
-
 @pytest.mark.parametrize("variant", ["american", "international"])
 def test_cuda_evaluations_agree_with_the_cpu(variant):
     rules = get_rules(variant)
     torch.manual_seed(0)
     net = PolicyValueNet(rules.board_size, NetConfig(channels=32, blocks=3))
-    obs, masks = _positions(variant, 64)
+    obs, masks = random_observations(variant, 64)
     cpu_priors, cpu_values = make_evaluator(net, "cpu")(obs, masks)
     for dtype, tolerance in (("float32", 1e-3), ("bfloat16", 3e-2)):
         priors, values = make_evaluator(net, "cuda", dtype=dtype)(obs, masks)
