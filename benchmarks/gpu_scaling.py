@@ -55,10 +55,9 @@ def _net_sizes(specs: list[str]) -> list[tuple[int, int]]:
     return sizes
 
 
-def _rate(evaluate, obs, masks, seconds: float, sync) -> float:
-    """Evaluations a second of ``evaluate`` on this batch, timed for ``seconds``."""
+def _rate(evaluate, obs, masks, seconds: float) -> float:
+    """Evaluations a second of ``evaluate`` on this batch, timed for ``seconds`` after one untimed call."""
     evaluate(obs, masks)
-    sync()
     calls, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         evaluate(obs, masks)  # returns host arrays: each call waits for the device
@@ -102,7 +101,6 @@ def main(argv: list[str] | None = None) -> int:
 
     device = pick_device(args.device)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
-    sync = (lambda: torch.cuda.synchronize(device)) if device.type == "cuda" else (lambda: None)
     rules = get_rules(args.variant)
     cfg = TrainConfig(variant=args.variant)
     print(f"device {device} ({name}); torch {torch.__version__}; {os.cpu_count()} CPUs; {args.variant}", flush=True)
@@ -113,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     reference_net = PolicyValueNet(rules.board_size, NetConfig(channels=32, blocks=3))
     reference = make_evaluator(reference_net, "cpu", dtype="float32")
     ref_obs, ref_masks = random_observations(args.variant, 64, seed=0)
-    cpu_rates = [_rate(reference, ref_obs, ref_masks, args.seconds, lambda: None) for _ in range(args.rounds)]
+    cpu_rates = [_rate(reference, ref_obs, ref_masks, args.seconds) for _ in range(args.rounds)]
     cpu_rate = statistics.median(cpu_rates)
     print(f"reference: 32x3 at batch 64 on one CPU thread, float32: {cpu_rate:,.0f} evaluations/s", flush=True)
     figures["cpu_reference"] = cpu_rate
@@ -123,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         net = PolicyValueNet(rules.board_size, NetConfig(channels=channels, blocks=blocks))
         evaluators = {f: make_evaluator(net, device, dtype=f) for f in FORMATS}
         for batch, (obs, masks) in batches.items():
-            rates = {f: statistics.median(_rate(e, obs, masks, args.seconds, sync) for _ in range(args.rounds))
+            rates = {f: statistics.median(_rate(e, obs, masks, args.seconds) for _ in range(args.rounds))
                      for f, e in evaluators.items()}  # fmt: skip
             row = {"net": f"{channels}x{blocks}", "batch": batch, **rates}
             figures["network"].append(row)

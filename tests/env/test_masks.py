@@ -13,7 +13,9 @@ from checkers_env.game import (
     G_LAST_TO,
     GAME_SIZE,
     STEP_CONTINUES,
+    LegGames,
     init_game,
+    random_observations,
     step_game,
     write_observation,
 )
@@ -91,9 +93,7 @@ def test_masked_legs_complete_exactly_the_legal_moves_many(variant, overrides):
 
 
 @pytest.mark.parametrize("variant", ["american", "international"])
-def test_random_observations_are_seeded_positions_whose_masks_are_their_legal_legs(variant):
-    from checkers_env.game import LegGames, random_observations
-
+def test_random_observations_are_seeded_varied_and_include_the_start(variant):
     obs, masks = random_observations(variant, 40, seed=5, max_plies=30)
     size = 10 if variant == "international" else 8
     assert obs.shape == (40, 8, size, size) and masks.shape == (40, num_actions(size))
