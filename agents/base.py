@@ -18,6 +18,8 @@ Agents are named on command lines by *specs*::
                            with options: 128 simulations, at most 0.2 s a move
     runs/x/best.pt:time=0.2,dtype=auto
                            the network in bfloat16 where the CPU computes it natively
+    runs/x/best.pt:c_puct=2.5,fpu=0
+                           the search's exploration constant and first-play urgency
 
 :func:`make_agent` turns a spec into an agent. This module is the ground
 floor of the package: it knows no kind of agent. Each kind registers itself

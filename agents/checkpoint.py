@@ -229,6 +229,8 @@ def load_agent(
     simulations: int | None = None,
     time: float = 0.0,
     root: str | None = None,
+    c_puct: float | None = None,
+    fpu_reduction: float | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     **net_overrides: int,
@@ -243,6 +245,9 @@ def load_agent(
         simulations: MCTS simulations per searched leg (alphazero; default: as trained).
         time: seconds a move may take (alphazero; 0: no bound).
         root: how the root is searched, ``"puct"`` or ``"gumbel"`` (alphazero; default: as trained).
+        c_puct: exploration constant of the search's PUCT rule (alphazero; default: as trained).
+        fpu_reduction: how far below its parent's value an unvisited leg is valued (alphazero;
+            default: as trained).
         device: torch device of the network.
         dtype: number format of the search's forward passes (alphazero; ``float32``,
             ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
@@ -275,32 +280,34 @@ def load_agent(
         stored = data.get("mcts") or {}
         known = {f.name for f in fields(MCTSConfig)}
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
-        if simulations is not None:
-            mcts = MCTSConfig(**{**asdict(mcts), "simulations": int(simulations)})
-        if root is not None:
-            try:
-                mcts = MCTSConfig(**{**asdict(mcts), "root": root})
-            except ValueError as exc:
-                raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
+        chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
+                  "c_puct": c_puct, "fpu_reduction": fpu_reduction}  # fmt: skip
+        try:
+            mcts = MCTSConfig(**{**asdict(mcts), **{k: v for k, v in chosen.items() if v is not None}})
+        except ValueError as exc:
+            raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
         try:
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    if simulations is not None or time or root is not None or dtype != "float32":
+    if (simulations, root, c_puct, fpu_reduction) != (None,) * 4 or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
-                              "(no sims, time, root or dtype)")  # fmt: skip
+                              "(no sims, time, root, c_puct, fpu or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
-_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str}
-_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,dtype=float32|bfloat16|auto"
+_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
+                 "fpu": float}  # fmt: skip
+_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,dtype=float32|bfloat16|auto"
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
-    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S,root=R,dtype=D]``.
+    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,dtype=D]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
     a move may take, ``root`` the root search (``puct`` or ``gumbel``),
+    ``c_puct`` the PUCT exploration constant, ``fpu`` the first-play
+    urgency reduction (an unvisited leg's value below its parent's),
     ``dtype`` the number format of the network in the search (``float32``,
     the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
     as it was trained, in float32.
@@ -320,6 +327,8 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             simulations=sims,
             time=opts.get("time", 0.0),
             root=opts.get("root"),
+            c_puct=opts.get("c_puct"),
+            fpu_reduction=opts.get("fpu"),
             dtype=opts.get("dtype", "float32"),
         )
     except AgentSpecError:

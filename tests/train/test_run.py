@@ -355,12 +355,17 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     gumbel = make_agent(f"{path}:root=gumbel", "american", seed=3)
     assert gumbel.mcts_config.root == "gumbel"
     _plays(gumbel)
+    explorer = make_agent(f"{path}:c_puct=3.5,fpu=0", "american", seed=3)
+    assert (explorer.mcts_config.c_puct, explorer.mcts_config.fpu_reduction) == (3.5, 0.0)
+    assert explorer.mcts_config.simulations == agent.mcts_config.simulations  # the rest as trained
+    assert (agent.mcts_config.c_puct, agent.mcts_config.fpu_reduction) == (1.5, 0.25)
+    _plays(explorer)
     assert agent.dtype == "float32"  # as trained: evaluation searches in float32 unless asked
     half = make_agent(f"{path}:sims=5,dtype=bfloat16", "american", seed=3)
     assert half.dtype == "bfloat16" and all(p.dtype == torch.float32 for p in half.net.parameters())
     _plays(half)
     bad_specs = (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta",
-                 f"{path}:dtype=float16")  # fmt: skip
+                 f"{path}:dtype=float16", f"{path}:c_puct=0", f"{path}:c_puct=-1", f"{path}:fpu=x")  # fmt: skip
     for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
