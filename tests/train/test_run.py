@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 
@@ -358,7 +359,7 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     explorer = make_agent(f"{path}:c_puct=3.5,fpu=0", "american", seed=3)
     assert (explorer.mcts_config.c_puct, explorer.mcts_config.fpu_reduction) == (3.5, 0.0)
     assert explorer.mcts_config.simulations == agent.mcts_config.simulations  # the rest as trained
-    assert (agent.mcts_config.c_puct, agent.mcts_config.fpu_reduction) == (1.5, 0.25)
+    assert (agent.mcts_config.c_puct, agent.mcts_config.fpu_reduction) == (AlphaZeroConfig().eval_c_puct, 0.25)
     _plays(explorer)
     assert agent.dtype == "float32"  # as trained: evaluation searches in float32 unless asked
     half = make_agent(f"{path}:sims=5,dtype=bfloat16", "american", seed=3)
@@ -369,6 +370,19 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
+
+
+def test_checkpoints_search_with_the_evaluation_exploration_constant(tmp_path):
+    """Self-play explores with mcts.c_puct; the agent a checkpoint plays (and the curve measures) with eval_c_puct."""
+    cfg = tiny(tmp_path / "e")
+    cfg.alphazero = dataclasses.replace(cfg.alphazero, mcts=MCTSConfig(simulations=3, c_puct=2.0), eval_c_puct=0.7)
+    train(cfg)
+    for name in ("best.pt", "latest.pt"):
+        agent = load_agent(tmp_path / "e" / name, "american")
+        assert agent.mcts_config.c_puct == 0.7 and agent.mcts_config.simulations == 3
+    assert json.loads((tmp_path / "e" / "config.json").read_text())["alphazero"]["mcts"]["c_puct"] == 2.0
+    with pytest.raises(ValueError, match="eval_c_puct"):
+        AlphaZeroConfig(eval_c_puct=0).validate()
 
 
 def test_bytes_written_per_iteration_do_not_grow_with_the_buffer(tmp_path):

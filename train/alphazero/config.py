@@ -136,6 +136,10 @@ class AlphaZeroConfig:
     """Score the new network needs against the previous best to replace it (when gate_games > 0)."""
     eval_simulations: int = 64
     """MCTS simulations per searched leg when the agent is evaluated (and stored in its checkpoints)."""
+    eval_c_puct: float = 1.5
+    """PUCT exploration constant of the agent when it is evaluated (and stored in its checkpoints);
+    self-play explores with ``mcts.c_puct``. A player wants less exploration than a self-play game,
+    whose root priors also carry noise."""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
@@ -148,6 +152,8 @@ class AlphaZeroConfig:
             raise ValueError(f"alphazero.gate_games must not be negative, got {self.gate_games}")
         if self.eval_simulations < 2:
             raise ValueError(f"alphazero.eval_simulations must be at least 2, got {self.eval_simulations}")
+        if self.eval_c_puct <= 0:
+            raise ValueError(f"alphazero.eval_c_puct must be positive, got {self.eval_c_puct}")
         if self.lr_schedule not in ("constant", "cosine") or not 0 < self.final_lr_fraction <= 1:
             raise ValueError("alphazero.lr_schedule must be constant or cosine, final_lr_fraction in (0, 1]")
         if self.material_weight < 0 or self.material_horizon < 1:
