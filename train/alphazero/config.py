@@ -140,8 +140,8 @@ class AlphaZeroConfig:
     """PUCT exploration constant of the agent when it is evaluated (and stored in its checkpoints);
     self-play explores with ``mcts.c_puct`` (1.5). A player wants less exploration than a self-play
     game. On the 60-minute american and international checkpoints at 128 simulations, 1.0 scored
-    +0.025 to +0.095 over 1.5 in each of four paired 100-game matches, 2.5 scored -0.12 and 0.75 no
-    better than 1.0 (docs/BENCHMARKS.md)."""
+    +0.025 to +0.095 over 1.5 in each of six paired 100-game matches (pooled +0.043 [+0.006,
+    +0.081]), 2.5 scored -0.12 and 0.75 no better than 1.0 (docs/BENCHMARKS.md)."""
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first bad field."""
