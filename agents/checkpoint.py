@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 
 import numpy as np
 
@@ -283,14 +283,14 @@ def load_agent(
         chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
                   "c_puct": c_puct, "fpu_reduction": fpu_reduction}  # fmt: skip
         try:
-            mcts = MCTSConfig(**{**asdict(mcts), **{k: v for k, v in chosen.items() if v is not None}})
+            mcts = replace(mcts, **{k: v for k, v in chosen.items() if v is not None})  # validated again
         except ValueError as exc:
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
         try:
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    if (simulations, root, c_puct, fpu_reduction) != (None,) * 4 or time or dtype != "float32":
+    if any(v is not None for v in (simulations, root, c_puct, fpu_reduction)) or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
                               "(no sims, time, root, c_puct, fpu or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)

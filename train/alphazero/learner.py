@@ -26,6 +26,7 @@ logged and plays only the rest.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -258,8 +259,7 @@ class AlphaZeroLearner:
         return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
 
     def _eval_mcts(self) -> MCTSConfig:
-        return MCTSConfig(**{**self.az.mcts.__dict__, "simulations": self.az.eval_simulations,
-                             "c_puct": self.az.eval_c_puct})  # fmt: skip
+        return dataclasses.replace(self.az.mcts, simulations=self.az.eval_simulations, c_puct=self.az.eval_c_puct)
 
     def _player(self, weights: dict[str, torch.Tensor], name: str, seed: int | None = None) -> MCTSAgent:
         net = PolicyValueNet(self.rules.board_size, self.cfg.net)
