@@ -165,10 +165,11 @@ def main(argv: list[str] | None = None) -> int:
             agent = load_agent(best, variant, simulations=args.simulations, seed=args.seed)
             for spec in args.opponents:
                 doc, games = evaluate(variant, agent, spec, args.games, args.seed + 1, progress=progress)
-                # game by game, in the order of the openings: runs with the same seed pair up (train.compare)
+                # game by game, in the order of the openings: runs with the same seed pair up (train.compare),
+                # and `train.evaluate --seed SEED+1 --paired-with benchmark.json` pairs with them
                 rows.append({"variant": variant, "agent": "alphazero", "simulations": args.simulations,
                              "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc,
-                             "game_scores": [g.score for g in games]})  # fmt: skip
+                             "openings_seed": args.seed + 1, "game_scores": [g.score for g in games]})  # fmt: skip
         if args.ppo_minutes > 0:
             cfg = TrainConfig(variant="american", algo="ppo", minutes=args.ppo_minutes, seed=args.seed,
                               run_dir=os.path.join(args.run_dir, "ppo" + suffix), final_games=0, progress=progress,

@@ -18,9 +18,19 @@ score with its interval, and the Elo difference with its interval
 (:mod:`train.arena.ratings`); a round robin (``--agents``) also fits an Elo table.
 ``--json`` writes the numbers (keys ``games``, ``wins``, ``draws``,
 ``losses``, ``score``, ``elo``, ``elo_ci`` and more; atomically), ``--pdn``
-every game, ``--plot`` a PNG. Ctrl-C (or SIGTERM) stops the match and still
-writes the games already finished (exit status 130). Bad input (an unknown variant or
-agent spec, a missing checkpoint, an output folder that cannot be made) prints a
+every game, ``--plot`` a PNG. ``--paired-with FILE`` scores a match against an
+earlier one on the same openings with the same colours against the same B,
+game by game (a ``--json`` file of this command, or a ``benchmark.json`` of
+``train.benchmark``, whose games against B it takes): A's score minus the
+earlier A's, with its 95% interval (:func:`train.arena.paired_difference`).
+The openings' share of the noise cancels, so one changed search setting of a
+checkpoint (``RUN/best.pt:c_puct=1.0`` against ``RUN/best.pt``) is measured
+in far fewer games than two separate scores would need.
+
+Ctrl-C (or SIGTERM) stops the match and still writes the games already
+finished (exit status 130). Bad input (an unknown variant or
+agent spec, a missing checkpoint, an output folder that cannot be made, a
+``--paired-with`` file of other games) prints a
 message and exits with status 2 before any game is played.
 """
 
@@ -44,11 +54,11 @@ from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
 
-from .arena import fit_elo, match_stats, paired_openings, play_match
+from .arena import fit_elo, match_stats, paired_difference, paired_openings, play_match
 from .arena.openings import Opening
 from .progress import progress_bar
 
-__all__ = ["GameJob", "play_game", "run_arena", "summarize", "report", "write_json", "main"]
+__all__ = ["GameJob", "play_game", "run_arena", "summarize", "report", "write_json", "earlier_scores", "main"]
 
 
 @dataclass(frozen=True)
@@ -218,6 +228,53 @@ def summarize(specs: list[str], variant: str, games: int, seed: int, records: li
     return doc
 
 
+def earlier_scores(path: str, variant: str, seed: int, games: int, b: str) -> list[float]:
+    """A's scores, game by game in the order of the openings, of an earlier match against ``b`` that
+    played the same openings as a match of ``games`` games with ``seed`` in ``variant`` would.
+
+    ``path`` is a two-agent ``--json`` file of this command, or a ``benchmark.json`` of
+    :mod:`train.benchmark` (its games against ``b`` in ``variant``). ``ValueError`` says why the
+    file cannot be paired: unreadable, another variant, opponent, seed or number of games, or an
+    interrupted match.
+    """
+    try:
+        with open(path) as fh:
+            doc = json.load(fh)
+    except OSError as exc:
+        raise ValueError(f"--paired-with {path!r}: cannot read it ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--paired-with {path!r}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
+    want = _describe(variant, games, seed, b)
+    if "game_records" in doc:
+        if "pairings" in doc:
+            raise ValueError(f"--paired-with {path!r}: a round robin; pair with a match of two agents")
+        if doc.get("interrupted") or len(doc["game_records"]) != doc.get("games_per_pairing"):
+            raise ValueError(f"--paired-with {path!r}: an interrupted match; its games are not all there")
+        found = _describe(doc.get("variant"), doc.get("games_per_pairing"), doc.get("seed"), doc.get("b"))
+        if found != want:
+            raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
+        return [float(r["score"]) for r in sorted(doc["game_records"], key=lambda r: r["index"])]
+    if "results" in doc:
+        rows = [r for r in doc["results"] if r.get("variant") == variant and r.get("opponent") == b]
+        if not rows:
+            raise ValueError(f"--paired-with {path!r}: the benchmark has no games of {variant} against {b}")
+        row = rows[0]
+        if "openings_seed" not in row or "game_scores" not in row:
+            raise ValueError(f"--paired-with {path!r}: written before benchmarks recorded their openings game by game")
+        found = _describe(variant, row["games"], row["openings_seed"], b)
+        if found != want:
+            raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
+        return [float(x) for x in row["game_scores"]]
+    raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
+
+
+def _describe(variant, games, seed, b) -> str:
+    """The games a match played, as a pairing compares them."""
+    return f"{variant}, {games} games, --seed {seed}, B = {b}"
+
+
 def _fmt_elo(x: float) -> str:
     return f"{x:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
@@ -243,6 +300,13 @@ def report(doc: dict) -> str:
         for row in sorted(doc["elo_table"], key=lambda r: -r["elo"]):
             lo, hi = row["elo_ci"]
             lines.append(f"  {row['agent']:<28} {row['elo']:+7.0f}  [{lo:+.0f}, {hi:+.0f}]")
+    if "paired_with" in doc:
+        p = doc["paired_with"]
+        lo, hi = p["ci"]
+        lines.append(
+            f"  paired with {p['path']}: A's score minus that match's {p['mean']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+            f"over {p['games']} games (better {p['better']}, worse {p['worse']})"
+        )
     if doc["interrupted"]:
         lines.append("interrupted: the results above cover the games finished before Ctrl-C")
     return "\n".join(lines)
@@ -318,6 +382,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--pdn", metavar="PATH", help="write every game as PDN")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG plot")
+    parser.add_argument(
+        "--paired-with",
+        metavar="FILE",
+        help="score A against an earlier match on the same openings and B, game by game "
+        "(a --json file of this command or a train.benchmark benchmark.json)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -357,6 +427,11 @@ def main(argv: list[str] | None = None) -> int:
             _check_output(path, flag)
         for spec in dict.fromkeys(specs):
             make_agent(spec, variant, args.seed)  # fail now, not inside a worker
+        earlier = None
+        if args.paired_with:
+            if len(specs) != 2:
+                raise ValueError("--paired-with pairs a match of two agents (--a, --b), not a round robin")
+            earlier = earlier_scores(args.paired_with, variant, args.seed, args.games, specs[1])
     except (ValueError, AgentSpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -376,6 +451,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     doc = summarize(specs, variant, args.games, args.seed, records, interrupted)
+    if earlier is not None:
+        if interrupted:
+            print("not paired with the earlier match: this one was interrupted", file=sys.stderr)
+        else:
+            d = paired_difference(earlier, [r["score"] for r in records])
+            doc["paired_with"] = {"path": args.paired_with, "games": d.games, "mean": d.mean, "ci": list(d.ci),
+                                  "better": d.better, "worse": d.worse}  # fmt: skip
     print(report(doc))
     if args.json:
         write_json(args.json, doc)

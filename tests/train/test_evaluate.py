@@ -171,3 +171,78 @@ def test_output_files_go_into_folders_made_before_the_match(tmp_path, capsys):
     blocked.write_text("")
     assert evaluate.main(argv + ["--json", str(blocked / "x.json")]) == 2
     assert "--json" in capsys.readouterr().err
+
+
+def test_paired_with_scores_a_match_against_an_earlier_one_game_by_game(tmp_path, capsys):
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    common = ["--variant", "american", "--b", "minimax:1", "--games", "4", "--seed", "3", "--workers", "1", "--quiet"]
+    assert evaluate.main(["--a", "random"] + common + ["--json", str(first)]) == 0
+    argv = ["--a", "minimax:2"] + common + ["--json", str(second), "--paired-with", str(first)]
+    assert evaluate.main(argv) == 0
+    before = [r["score"] for r in json.loads(first.read_text())["game_records"]]
+    doc = json.loads(second.read_text())
+    after = [r["score"] for r in doc["game_records"]]
+    paired = doc["paired_with"]
+    assert paired["games"] == 4 and paired["path"] == str(first)
+    assert paired["mean"] == pytest.approx(np.mean(np.subtract(after, before)))
+    assert paired["better"] == sum(a > b for a, b in zip(after, before))
+    assert paired["worse"] == sum(a < b for a, b in zip(after, before))
+    assert paired["ci"][0] <= paired["mean"] <= paired["ci"][1]
+    assert "A's score minus that match's" in capsys.readouterr().out
+
+
+def test_paired_with_reads_a_benchmark_file(tmp_path):
+    bench = tmp_path / "benchmark.json"
+    row = {"variant": "american", "opponent": "minimax:1", "games": 2, "openings_seed": 4, "game_scores": [0.0, 0.0]}
+    other = dict(row, opponent="minimax:2", game_scores=[1.0, 1.0])
+    bench.write_text(json.dumps({"results": [other, row]}))
+    assert evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1") == [0.0, 0.0]
+    assert evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:2") == [1.0, 1.0]
+    with pytest.raises(ValueError, match="--seed 4, B = minimax:1; this match is american, 2 games, --seed 5"):
+        evaluate.earlier_scores(str(bench), "american", 5, 2, "minimax:1")
+    with pytest.raises(ValueError, match="no games of russian against minimax:1"):
+        evaluate.earlier_scores(str(bench), "russian", 4, 2, "minimax:1")
+    del row["openings_seed"]
+    bench.write_text(json.dumps({"results": [row]}))
+    with pytest.raises(ValueError, match="before benchmarks recorded"):
+        evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1")
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (["--seed", "4"], "--seed 3, B = minimax:1; this match is american, 2 games, --seed 4,"),
+        (["--b", "minimax:2"], "B = minimax:1; this match is american, 2 games, --seed 3, B = minimax:2"),
+        (["--games", "4"], "played american, 2 games"),
+        (["--variant", "russian"], "played american"),
+    ],
+)
+def test_paired_with_refuses_a_match_on_other_games(tmp_path, capsys, change, message):
+    first = tmp_path / "first.json"
+    base = {"--variant": "american", "--b": "minimax:1", "--games": "2", "--seed": "3"}
+    argv = [x for kv in base.items() for x in kv] + ["--a", "random", "--workers", "1", "--quiet"]
+    assert evaluate.main(argv + ["--json", str(first)]) == 0
+    changed = dict(base, **dict(zip(change[::2], change[1::2])))
+    argv = [x for kv in changed.items() for x in kv] + ["--a", "random", "--workers", "1", "--quiet"]
+    capsys.readouterr()
+    assert evaluate.main(argv + ["--paired-with", str(first)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_paired_with_refuses_what_it_cannot_pair(tmp_path, capsys):
+    argv = ["--a", "random", "--b", "minimax:1", "--games", "2", "--workers", "1", "--quiet", "--paired-with"]
+    assert evaluate.main(argv + [str(tmp_path / "missing.json")]) == 2
+    assert "cannot read it" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{not json")
+    assert evaluate.main(argv + [str(tmp_path / "bad.json")]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    (tmp_path / "other.json").write_text('{"x": 1}')
+    assert evaluate.main(argv + [str(tmp_path / "other.json")]) == 2
+    assert "neither a train.evaluate nor a train.benchmark" in capsys.readouterr().err
+    robin = ["--agents", "random", "minimax:1", "minimax:2", "--games", "2", "--workers", "1", "--quiet"]
+    assert evaluate.main(robin + ["--paired-with", str(tmp_path / "other.json")]) == 2
+    assert "not a round robin" in capsys.readouterr().err
+    interrupted = {"game_records": [{"index": 0, "score": 1.0}], "games_per_pairing": 2, "interrupted": True}
+    (tmp_path / "cut.json").write_text(json.dumps(interrupted))
+    assert evaluate.main(argv + [str(tmp_path / "cut.json")]) == 2
+    assert "interrupted match" in capsys.readouterr().err
