@@ -13,7 +13,7 @@ from agents.runtime import usable_cores  # noqa: E402
 from checkers_env.core import get_rules  # noqa: E402
 from train.alphazero.config import SelfPlayConfig  # noqa: E402
 from train.alphazero.selfplay import SelfPlayJob, play_selfplay_games  # noqa: E402
-from train.alphazero.workers import SelfPlayPool  # noqa: E402
+from train.alphazero.workers import SelfPlayPool, worker_batch  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 MCTS = MCTSConfig(simulations=3)
@@ -74,6 +74,18 @@ def test_pooled_workers_park_games_for_the_next_iteration_and_resume_them():
     assert parked  # slots freed at the end of the first iteration played on
     prefixes = [[str(m) for m in stack] for stack in parked if stack]
     assert any(g.moves[: len(p)] == p for g in second for p in prefixes)
+
+
+def test_carrying_workers_keep_their_whole_batch_busy_in_a_short_iteration():
+    # carrying, games are counted as they end, so a worker's batch is parallel_games whatever the iteration
+    assert worker_batch(64, 2, 64, carrying=True) == 64
+    assert worker_batch(4, 2, 64, carrying=True) == 64
+    assert worker_batch(256, 2, 64, carrying=True) == 64
+    # not carrying, a worker starts three quarters of its even share (at most parallel_games)
+    assert worker_batch(64, 2, 64, carrying=False) == 24
+    assert worker_batch(5, 2, 64, carrying=False) == 3
+    assert worker_batch(1024, 2, 64, carrying=False) == 64
+    assert worker_batch(1, 4, 64, carrying=False) == 1
 
 
 def test_pool_reports_a_worker_error():

@@ -98,11 +98,14 @@ class AlphaZeroConfig:
     """Processes playing an iteration's self-play games; 0: one per usable core; 1: play them in the
     training process."""
     games_per_iteration: int = 128
-    """Self-play games between two training phases. It also sets the network batch of self-play: a
-    worker plays its even share at once (64 games each for two workers, capped by
-    ``selfplay.parallel_games``; three quarters of it when ``selfplay.carry_over`` is off). The 32x3
-    network evaluates about a third more positions a second in batches of 48 than of 24 on one CPU
-    thread, and more again in batches of 64, which is why the default is not 64."""
+    """Self-play games between two training phases: how often self-play's network is updated. With
+    ``selfplay.carry_over`` (the default) it does not set the network batch: every worker keeps
+    ``selfplay.parallel_games`` games going (at most this many), and those still going when the
+    iteration's games are in are carried to the next (:func:`train.alphazero.workers.worker_batch`);
+    without it, a worker starts three quarters of its even share. Side by side on one core each
+    (american, 30 minutes against minimax:4; docs/BENCHMARKS.md): twice the games an iteration with
+    twice the batch (256, ``selfplay.parallel_games=128``) played 10% more games but scored -0.055
+    [-0.131, +0.021]; half the games an iteration (64) at the same batch scored +0.03 [-0.07, +0.13]."""
     replay_capacity: int = 60_000
     """Positions kept in the replay buffer."""
     batch_size: int = 256

@@ -13,9 +13,10 @@ thread pools is unsafe). Worker ``k`` of an iteration plays with seed
 ``seed + SHARE_SEED_STRIDE * k``.
 
 Games are shared out as the iteration goes (``dynamic=True``, the default):
-each worker starts with its even share of the games at once when carrying
-games between iterations (see below), three quarters of it when not (its
-network batch, at most ``selfplay.parallel_games``), and the rest go to
+each worker plays ``selfplay.parallel_games`` games at once when carrying
+games between iterations (see below), however few the iteration has, and
+starts with three quarters of its even share when not (its network batch,
+at most ``selfplay.parallel_games``), and the rest go to
 whichever worker frees a slot first, through a counter the workers share.
 A worker slowed down by a busy core then plays fewer games instead of
 keeping the others idle while it finishes its half. Which worker plays which game then depends on timing; with
@@ -45,7 +46,7 @@ from agents.runtime import tune_process
 
 from .selfplay import GameCarry, GameRecord, SelfPlayJob, play_selfplay_games
 
-__all__ = ["SelfPlayPool"]
+__all__ = ["SelfPlayPool", "worker_batch"]
 
 _WORKER_QUEUE = None
 _CLAIMED = None  # games of the iteration started (carrying: ended) at any worker (a shared counter)
@@ -84,6 +85,22 @@ def _play_share(worker: int, job: SelfPlayJob, dynamic_total: int, parallel: int
     return carry
 
 
+def worker_batch(num_games: int, workers: int, parallel_games: int, carrying: bool) -> int:
+    """Games one of ``workers`` plays at once (its network batch) in an iteration of ``num_games`` games
+    shared out as the iteration goes.
+
+    Not carrying, a worker starts three quarters of its even share and the rest go to whichever frees a
+    slot first. Carrying, every slot plays to the end of the iteration and games are counted as they end
+    (the ones still going are carried to the next), so a worker keeps ``parallel_games`` busy (its
+    share of the claims is the whole iteration, so at most ``num_games``): the games per iteration set
+    how often the network is updated, not the batch.
+    """
+    if carrying:
+        return parallel_games
+    even = -(-num_games // workers)
+    return min(parallel_games, max(1, -(-3 * even // 4)))
+
+
 class SelfPlayPool:
     """``workers`` self-play processes (each with ``threads`` torch threads) that live until :meth:`close`."""
 
@@ -107,15 +124,11 @@ class SelfPlayPool:
         """
         job = job.portable()
         num_games, selfplay_config = job.num_games, job.selfplay_config
-        even = -(-num_games // self.workers)
         carried = self._carry.take(job.rules, selfplay_config)
         if dynamic and self.workers > 1:
             with self._claimed.get_lock():
                 self._claimed.value = 0
-            # not carrying, a worker starts three quarters of its share and the rest go to whichever frees
-            # a slot first; carrying, every slot plays to the end of the iteration: the whole share at once
-            at_once = even if carried is not None else -(-3 * even // 4)
-            parallel = min(selfplay_config.parallel_games, max(1, at_once))
+            parallel = worker_batch(num_games, self.workers, selfplay_config.parallel_games, carried is not None)
             # each may play them all; the shared counter stops them at the total
             shares = [job.share(k, num_games) for k in range(self.workers)]
             total = num_games
