@@ -10,8 +10,8 @@ quarter of the legs and 16 on the others; games capped at 120 moves) plays
 ``--parallel`` setting in turn, after one small untimed warm-up (compilation,
 tracing). It prints games a minute, stored positions, plies a game and the
 network's share of the time. This is the figure behind the default of
-``alphazero.games_per_iteration``: a pool worker plays three quarters of its
-even share of an iteration at once.
+``alphazero.selfplay.parallel_games``: a pool worker carrying games between
+iterations keeps that many going (:func:`train.alphazero.workers.worker_batch`).
 
 To compare two versions of the code, run it with ``PYTHONPATH`` pointing at
 each checkout in turn (the script imports the project from there).
