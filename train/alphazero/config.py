@@ -105,7 +105,8 @@ class AlphaZeroConfig:
     without it, a worker starts three quarters of its even share. Side by side on one core each
     (american, 30 minutes against minimax:4; docs/BENCHMARKS.md): twice the games an iteration with
     twice the batch (256, ``selfplay.parallel_games=128``) played 10% more games but scored -0.055
-    [-0.131, +0.021]; half the games an iteration (64) at the same batch scored +0.03 [-0.07, +0.13]."""
+    [-0.131, +0.021]; half the games an iteration (64) at the same batch played as many games and
+    scored +0.018 [-0.052, +0.087] over 200 paired games (30 and 40 minutes): no gain, so 128 stays."""
     replay_capacity: int = 60_000
     """Positions kept in the replay buffer."""
     batch_size: int = 256
