@@ -39,6 +39,9 @@ from .targets import TARGETS
 
 __all__ = ["main", "TARGETS", "apply_overrides"]
 
+EVAL_MAX_PLIES = 200
+"""Plies after the opening at which an evaluation game still going is scored a draw."""
+
 CURVE_OPPONENTS = {"american": ("minimax:4", "minimax:6")}
 """Learning-curve opponents where they differ from the default (minimax:2 and minimax:4)."""
 
@@ -164,12 +167,13 @@ def main(argv: list[str] | None = None) -> int:
                          "overrides": args.overrides})  # fmt: skip
             agent = load_agent(best, variant, simulations=args.simulations, seed=args.seed)
             for spec in args.opponents:
-                doc, games = evaluate(variant, agent, spec, args.games, args.seed + 1, progress=progress)
+                doc, games = evaluate(variant, agent, spec, args.games, args.seed + 1, EVAL_MAX_PLIES, progress)
                 # game by game, in the order of the openings: runs with the same seed pair up (train.compare),
-                # and `train.evaluate --seed SEED+1 --paired-with benchmark.json` pairs with them
+                # and `train.evaluate --seed SEED+1 --max-plies 200 --paired-with benchmark.json` pairs with them
                 rows.append({"variant": variant, "agent": "alphazero", "simulations": args.simulations,
                              "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc,
-                             "openings_seed": args.seed + 1, "game_scores": [g.score for g in games]})  # fmt: skip
+                             "openings_seed": args.seed + 1, "max_plies": EVAL_MAX_PLIES,
+                             "game_scores": [g.score for g in games]})  # fmt: skip
         if args.ppo_minutes > 0:
             cfg = TrainConfig(variant="american", algo="ppo", minutes=args.ppo_minutes, seed=args.seed,
                               run_dir=os.path.join(args.run_dir, "ppo" + suffix), final_games=0, progress=progress,

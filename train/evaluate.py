@@ -21,7 +21,8 @@ score with its interval, and the Elo difference with its interval
 every game, ``--plot`` a PNG. ``--paired-with FILE`` scores a match against an
 earlier one on the same openings with the same colours against the same B,
 game by game (a ``--json`` file of this command, or a ``benchmark.json`` of
-``train.benchmark``, whose games against B it takes): A's score minus the
+``train.benchmark``, whose games against B it takes, played with
+``--max-plies 200``): A's score minus the
 earlier A's, with its 95% interval (:func:`train.arena.paired_difference`).
 The openings' share of the noise cancels, so one changed search setting of a
 checkpoint (``RUN/best.pt:c_puct=1.0`` against ``RUN/best.pt``) is measured
@@ -194,8 +195,17 @@ def run_arena(
     return records, interrupted
 
 
-def summarize(specs: list[str], variant: str, games: int, seed: int, records: list[dict], interrupted: bool) -> dict:
-    """The JSON document of a match (two specs) or round robin (more)."""
+def summarize(
+    specs: list[str],
+    variant: str,
+    games: int,
+    seed: int,
+    records: list[dict],
+    interrupted: bool,
+    max_plies: int | None = None,
+) -> dict:
+    """The JSON document of a match (two specs) or round robin (more); ``max_plies``, the cap the games
+    were played with, is recorded when given (``--paired-with`` compares it)."""
     pairings = []
     results = []
     for pairing, (i, j) in enumerate(combinations(range(len(specs)), 2)):
@@ -212,6 +222,7 @@ def summarize(specs: list[str], variant: str, games: int, seed: int, records: li
         "seed": seed,
         "games_per_pairing": games,
         "interrupted": interrupted,
+        **({"max_plies": max_plies} if max_plies is not None else {}),
         "opening_ballot": "ACF 3-move" if variant == "american" else "random 2-3 plies",
     }
     if len(specs) == 2:
@@ -228,13 +239,14 @@ def summarize(specs: list[str], variant: str, games: int, seed: int, records: li
     return doc
 
 
-def earlier_scores(path: str, variant: str, seed: int, games: int, b: str) -> list[float]:
+def earlier_scores(path: str, variant: str, seed: int, games: int, b: str, max_plies: int) -> list[float]:
     """A's scores, game by game in the order of the openings, of an earlier match against ``b`` that
-    played the same openings as a match of ``games`` games with ``seed`` in ``variant`` would.
+    played the same openings as a match of ``games`` games with ``seed`` in ``variant`` would, with
+    the same cap of ``max_plies`` (a game past it is a draw, so another cap is other games).
 
     ``path`` is a two-agent ``--json`` file of this command, or a ``benchmark.json`` of
     :mod:`train.benchmark` (its games against ``b`` in ``variant``). ``ValueError`` says why the
-    file cannot be paired: unreadable, another variant, opponent, seed or number of games, or an
+    file cannot be paired: unreadable, another variant, opponent, seed, number of games or cap, or an
     interrupted match.
     """
     try:
@@ -246,13 +258,14 @@ def earlier_scores(path: str, variant: str, seed: int, games: int, b: str) -> li
         raise ValueError(f"--paired-with {path!r}: not JSON ({exc.msg}, line {exc.lineno})") from None
     if not isinstance(doc, dict):
         raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
-    want = _describe(variant, games, seed, b)
+    want = _describe(variant, games, seed, max_plies, b)
     if "game_records" in doc:
         if "pairings" in doc:
             raise ValueError(f"--paired-with {path!r}: a round robin; pair with a match of two agents")
         if doc.get("interrupted") or len(doc["game_records"]) != doc.get("games_per_pairing"):
             raise ValueError(f"--paired-with {path!r}: an interrupted match; its games are not all there")
-        found = _describe(doc.get("variant"), doc.get("games_per_pairing"), doc.get("seed"), doc.get("b"))
+        keys = ("variant", "games_per_pairing", "seed", "max_plies", "b")
+        found = _describe(*(doc.get(k) for k in keys))
         if found != want:
             raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
         return [float(r["score"]) for r in sorted(doc["game_records"], key=lambda r: r["index"])]
@@ -261,18 +274,18 @@ def earlier_scores(path: str, variant: str, seed: int, games: int, b: str) -> li
         if not rows:
             raise ValueError(f"--paired-with {path!r}: the benchmark has no games of {variant} against {b}")
         row = rows[0]
-        if "openings_seed" not in row or "game_scores" not in row:
+        if "openings_seed" not in row or "game_scores" not in row or "max_plies" not in row:
             raise ValueError(f"--paired-with {path!r}: written before benchmarks recorded their openings game by game")
-        found = _describe(variant, row["games"], row["openings_seed"], b)
+        found = _describe(variant, row["games"], row["openings_seed"], row["max_plies"], b)
         if found != want:
             raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
         return [float(x) for x in row["game_scores"]]
     raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
 
 
-def _describe(variant, games, seed, b) -> str:
+def _describe(variant, games, seed, max_plies, b) -> str:
     """The games a match played, as a pairing compares them."""
-    return f"{variant}, {games} games, --seed {seed}, B = {b}"
+    return f"{variant}, {games} games, --seed {seed}, --max-plies {max_plies}, B = {b}"
 
 
 def _fmt_elo(x: float) -> str:
@@ -431,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.paired_with:
             if len(specs) != 2:
                 raise ValueError("--paired-with pairs a match of two agents (--a, --b), not a round robin")
-            earlier = earlier_scores(args.paired_with, variant, args.seed, args.games, specs[1])
+            earlier = earlier_scores(args.paired_with, variant, args.seed, args.games, specs[1], args.max_plies)
     except (ValueError, AgentSpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -450,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         signal.signal(signal.SIGTERM, previous)
-    doc = summarize(specs, variant, args.games, args.seed, records, interrupted)
+    doc = summarize(specs, variant, args.games, args.seed, records, interrupted, args.max_plies)
     if earlier is not None:
         if interrupted:
             print("not paired with the earlier match: this one was interrupted", file=sys.stderr)

@@ -42,10 +42,12 @@ def test_tiny_benchmark_writes_its_table(tmp_path, capsys):
     assert doc["results"][0]["opponent"] == "random" and doc["results"][0]["games"] == 2
     assert doc["runs"][0]["games"] == 2 and doc["runs"][0]["gradient_steps"] >= 1
     assert "| american | alphazero |" in (tmp_path / "benchmark-t.md").read_text()
-    # its games pair with a train.evaluate match on the same openings (the benchmark's seed plus one)
-    assert doc["results"][0]["openings_seed"] == 1
+    # its games pair with a train.evaluate match on the same openings (the benchmark's seed plus one) and cap
+    assert doc["results"][0]["openings_seed"] == 1 and doc["results"][0]["max_plies"] == 200
     spec = f"{tmp_path / 'american-t' / 'best.pt'}:sims=3"
     out = tmp_path / "paired.json"
-    argv = ["--a", spec, "--b", "random", "--games", "2", "--seed", "1", "--workers", "1", "--quiet"]
-    assert evaluate.main(argv + ["--json", str(out), "--paired-with", str(tmp_path / "benchmark-t.json")]) == 0
+    argv = ["--a", spec, "--b", "random", "--games", "2", "--seed", "1", "--max-plies", "200", "--workers", "1"]
+    assert (
+        evaluate.main(argv + ["--quiet", "--json", str(out), "--paired-with", str(tmp_path / "benchmark-t.json")]) == 0
+    )
     assert json.loads(out.read_text())["paired_with"]["games"] == 2

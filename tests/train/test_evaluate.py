@@ -193,26 +193,40 @@ def test_paired_with_scores_a_match_against_an_earlier_one_game_by_game(tmp_path
 
 def test_paired_with_reads_a_benchmark_file(tmp_path):
     bench = tmp_path / "benchmark.json"
-    row = {"variant": "american", "opponent": "minimax:1", "games": 2, "openings_seed": 4, "game_scores": [0.0, 0.0]}
+    row = {"variant": "american", "opponent": "minimax:1", "games": 2, "openings_seed": 4, "max_plies": 200}
+    row["game_scores"] = [0.0, 0.0]
     other = dict(row, opponent="minimax:2", game_scores=[1.0, 1.0])
     bench.write_text(json.dumps({"results": [other, row]}))
-    assert evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1") == [0.0, 0.0]
-    assert evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:2") == [1.0, 1.0]
-    with pytest.raises(ValueError, match="--seed 4, B = minimax:1; this match is american, 2 games, --seed 5"):
-        evaluate.earlier_scores(str(bench), "american", 5, 2, "minimax:1")
+    assert evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1", 200) == [0.0, 0.0]
+    assert evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:2", 200) == [1.0, 1.0]
+    with pytest.raises(
+        ValueError, match="--seed 4, --max-plies 200, B = minimax:1; this match is american, 2 games, --seed 5"
+    ):
+        evaluate.earlier_scores(str(bench), "american", 5, 2, "minimax:1", 200)
+    with pytest.raises(
+        ValueError, match="--max-plies 200, B = minimax:1; this match is american, 2 games, --seed 4, --max-plies 400"
+    ):
+        evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1", 400)
     with pytest.raises(ValueError, match="no games of russian against minimax:1"):
-        evaluate.earlier_scores(str(bench), "russian", 4, 2, "minimax:1")
+        evaluate.earlier_scores(str(bench), "russian", 4, 2, "minimax:1", 200)
     del row["openings_seed"]
     bench.write_text(json.dumps({"results": [row]}))
     with pytest.raises(ValueError, match="before benchmarks recorded"):
-        evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1")
+        evaluate.earlier_scores(str(bench), "american", 4, 2, "minimax:1", 200)
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        (["--seed", "4"], "--seed 3, B = minimax:1; this match is american, 2 games, --seed 4,"),
-        (["--b", "minimax:2"], "B = minimax:1; this match is american, 2 games, --seed 3, B = minimax:2"),
+        (["--seed", "4"], "--seed 3, --max-plies 400, B = minimax:1; this match is american, 2 games, --seed 4,"),
+        (
+            ["--b", "minimax:2"],
+            "B = minimax:1; this match is american, 2 games, --seed 3, --max-plies 400, B = minimax:2",
+        ),
+        (
+            ["--max-plies", "200"],
+            "--max-plies 400, B = minimax:1; this match is american, 2 games, --seed 3, --max-plies 200",
+        ),
         (["--games", "4"], "played american, 2 games"),
         (["--variant", "russian"], "played american"),
     ],
