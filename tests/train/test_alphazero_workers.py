@@ -79,7 +79,8 @@ def test_pooled_workers_park_games_for_the_next_iteration_and_resume_them():
 def test_carrying_workers_keep_their_whole_batch_busy_in_a_short_iteration():
     # carrying, games are counted as they end, so a worker's batch is parallel_games whatever the iteration
     assert worker_batch(64, 2, 64, carrying=True) == 64
-    assert worker_batch(4, 2, 64, carrying=True) == 64
+    assert worker_batch(96, 2, 64, carrying=True) == 64
+    assert worker_batch(4, 2, 64, carrying=True) == 4  # never more slots than the iteration's games
     assert worker_batch(256, 2, 64, carrying=True) == 64
     # not carrying, a worker starts three quarters of its even share (at most parallel_games)
     assert worker_batch(64, 2, 64, carrying=False) == 24

@@ -14,7 +14,7 @@ thread pools is unsafe). Worker ``k`` of an iteration plays with seed
 
 Games are shared out as the iteration goes (``dynamic=True``, the default):
 each worker plays ``selfplay.parallel_games`` games at once when carrying
-games between iterations (see below), however few the iteration has, and
+games between iterations (see below; at most the iteration's games), and
 starts with three quarters of its even share when not (its network batch,
 at most ``selfplay.parallel_games``), and the rest go to
 whichever worker frees a slot first, through a counter the workers share.
@@ -91,12 +91,12 @@ def worker_batch(num_games: int, workers: int, parallel_games: int, carrying: bo
 
     Not carrying, a worker starts three quarters of its even share and the rest go to whichever frees a
     slot first. Carrying, every slot plays to the end of the iteration and games are counted as they end
-    (the ones still going are carried to the next), so a worker keeps ``parallel_games`` busy (its
-    share of the claims is the whole iteration, so at most ``num_games``): the games per iteration set
-    how often the network is updated, not the batch.
+    (the ones still going are carried to the next), so a worker keeps ``parallel_games`` busy, or the
+    whole iteration's games if fewer: the games per iteration set how often the network is updated,
+    not the batch.
     """
     if carrying:
-        return parallel_games
+        return max(1, min(parallel_games, num_games))
     even = -(-num_games // workers)
     return min(parallel_games, max(1, -(-3 * even // 4)))
 
