@@ -39,9 +39,6 @@ from .targets import TARGETS
 
 __all__ = ["main", "TARGETS", "apply_overrides"]
 
-EVAL_MAX_PLIES = 200
-"""Plies after the opening at which an evaluation game still going is scored a draw."""
-
 CURVE_OPPONENTS = {"american": ("minimax:4", "minimax:6")}
 """Learning-curve opponents where they differ from the default (minimax:2 and minimax:4)."""
 
@@ -166,13 +163,15 @@ def main(argv: list[str] | None = None) -> int:
                          "games": last.get("games_logged"), "curve": os.path.join(cfg.run_dir, "learning_curve.png"),
                          "overrides": args.overrides})  # fmt: skip
             agent = load_agent(best, variant, simulations=args.simulations, seed=args.seed)
+            openings_seed, cap = args.seed + 1, cfg.eval_max_moves
             for spec in args.opponents:
-                doc, games = evaluate(variant, agent, spec, args.games, args.seed + 1, EVAL_MAX_PLIES, progress)
+                doc, games = evaluate(variant, agent, spec, args.games, openings_seed, cap, progress)
                 # game by game, in the order of the openings: runs with the same seed pair up (train.compare),
-                # and `train.evaluate --seed SEED+1 --max-plies 200 --paired-with benchmark.json` pairs with them
+                # and `train.evaluate --seed SEED+1 --max-plies CAP --paired-with benchmark.json` pairs with them
+                # (CAP is the run's eval_max_moves, 200 by default)
                 rows.append({"variant": variant, "agent": "alphazero", "simulations": args.simulations,
                              "train_minutes": read_checkpoint(best)["meta"]["train_minutes"], **doc,
-                             "openings_seed": args.seed + 1, "max_plies": EVAL_MAX_PLIES,
+                             "openings_seed": openings_seed, "max_plies": cap,
                              "game_scores": [g.score for g in games]})  # fmt: skip
         if args.ppo_minutes > 0:
             cfg = TrainConfig(variant="american", algo="ppo", minutes=args.ppo_minutes, seed=args.seed,

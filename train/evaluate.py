@@ -257,19 +257,15 @@ def earlier_scores(path: str, variant: str, seed: int, games: int, b: str, max_p
     except json.JSONDecodeError as exc:
         raise ValueError(f"--paired-with {path!r}: not JSON ({exc.msg}, line {exc.lineno})") from None
     if not isinstance(doc, dict):
-        raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
-    want = _describe(variant, games, seed, max_plies, b)
+        doc = {}  # neither kind: the last branch below says so
     if "game_records" in doc:
         if "pairings" in doc:
             raise ValueError(f"--paired-with {path!r}: a round robin; pair with a match of two agents")
         if doc.get("interrupted") or len(doc["game_records"]) != doc.get("games_per_pairing"):
             raise ValueError(f"--paired-with {path!r}: an interrupted match; its games are not all there")
-        keys = ("variant", "games_per_pairing", "seed", "max_plies", "b")
-        found = _describe(*(doc.get(k) for k in keys))
-        if found != want:
-            raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
-        return [float(r["score"]) for r in sorted(doc["game_records"], key=lambda r: r["index"])]
-    if "results" in doc:
+        found = _describe(*(doc.get(k) for k in ("variant", "games_per_pairing", "seed", "max_plies", "b")))
+        scores = [float(r["score"]) for r in sorted(doc["game_records"], key=lambda r: r["index"])]
+    elif "results" in doc:
         rows = [r for r in doc["results"] if r.get("variant") == variant and r.get("opponent") == b]
         if not rows:
             raise ValueError(f"--paired-with {path!r}: the benchmark has no games of {variant} against {b}")
@@ -277,10 +273,13 @@ def earlier_scores(path: str, variant: str, seed: int, games: int, b: str, max_p
         if "openings_seed" not in row or "game_scores" not in row or "max_plies" not in row:
             raise ValueError(f"--paired-with {path!r}: written before benchmarks recorded their openings game by game")
         found = _describe(variant, row["games"], row["openings_seed"], row["max_plies"], b)
-        if found != want:
-            raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
-        return [float(x) for x in row["game_scores"]]
-    raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
+        scores = [float(x) for x in row["game_scores"]]
+    else:
+        raise ValueError(f"--paired-with {path!r}: neither a train.evaluate nor a train.benchmark JSON file")
+    want = _describe(variant, games, seed, max_plies, b)
+    if found != want:
+        raise ValueError(f"--paired-with {path!r}: played {found}; this match is {want}")
+    return scores
 
 
 def _describe(variant, games, seed, max_plies, b) -> str:

@@ -12,12 +12,12 @@ Processes are started with ``spawn`` (forking a process that has torch's
 thread pools is unsafe). Worker ``k`` of an iteration plays with seed
 ``seed + SHARE_SEED_STRIDE * k``.
 
-Games are shared out as the iteration goes (``dynamic=True``, the default):
-each worker plays ``selfplay.parallel_games`` games at once when carrying
-games between iterations (see below; at most the iteration's games), and
-starts with three quarters of its even share when not (its network batch,
-at most ``selfplay.parallel_games``), and the rest go to
-whichever worker frees a slot first, through a counter the workers share.
+Games are shared out as the iteration goes (``dynamic=True``, the default),
+through a counter the workers share: each worker keeps
+``selfplay.parallel_games`` games going when carrying games between
+iterations (see below), or starts three quarters of its even share when not,
+and the rest go to whichever worker frees a slot first (the rule is
+:func:`worker_batch`).
 A worker slowed down by a busy core then plays fewer games instead of
 keeping the others idle while it finishes its half. Which worker plays which game then depends on timing; with
 ``dynamic=False`` each worker plays a fixed share and the games come back
