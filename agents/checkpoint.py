@@ -231,6 +231,7 @@ def load_agent(
     root: str | None = None,
     c_puct: float | None = None,
     fpu_reduction: float | None = None,
+    reuse_tree: bool | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     **net_overrides: int,
@@ -248,6 +249,8 @@ def load_agent(
         c_puct: exploration constant of the search's PUCT rule (alphazero; default: as trained).
         fpu_reduction: how far below its parent's value an unvisited leg is valued (alphazero;
             default: as trained).
+        reuse_tree: whether a search keeps the subtree of the position it reaches from the last
+            search's tree (alphazero, :attr:`~agents.mcts.MCTSConfig.reuse_tree`; default: as trained).
         device: torch device of the network.
         dtype: number format of the search's forward passes (alphazero; ``float32``,
             ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
@@ -281,7 +284,7 @@ def load_agent(
         known = {f.name for f in fields(MCTSConfig)}
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
         chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
-                  "c_puct": c_puct, "fpu_reduction": fpu_reduction}  # fmt: skip
+                  "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree}  # fmt: skip
         try:
             mcts = replace(mcts, **{k: v for k, v in chosen.items() if v is not None})  # validated again
         except ValueError as exc:
@@ -290,25 +293,40 @@ def load_agent(
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    if any(v is not None for v in (simulations, root, c_puct, fpu_reduction)) or time or dtype != "float32":
+    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree)
+    if any(v is not None for v in searching) or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
-                              "(no sims, time, root, c_puct, fpu or dtype)")  # fmt: skip
+                              "(no sims, time, root, c_puct, fpu, reuse or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
+def _flag(text: str) -> bool:
+    """An on/off option value: 1, yes, true, on or 0, no, false, off."""
+    value = text.lower()
+    if value in ("1", "yes", "true", "on"):
+        return True
+    if value in ("0", "no", "false", "off"):
+        return False
+    raise ValueError(f"{text!r} is not 1 or 0")
+
+
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
-                 "fpu": float}  # fmt: skip
-_SPEC_USAGE = "PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,dtype=float32|bfloat16|auto"
+                 "fpu": float, "reuse": _flag}  # fmt: skip
+_SPEC_USAGE = ("PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,"
+               "dtype=float32|bfloat16|auto")  # fmt: skip
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
-    """The ``.pt`` agent-spec loader (see :mod:`agents.base`): ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,dtype=D]``.
+    """The ``.pt`` agent-spec loader (see :mod:`agents.base`):
+    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,dtype=D]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
     a move may take, ``root`` the root search (``puct`` or ``gumbel``),
     ``c_puct`` the PUCT exploration constant, ``fpu`` the first-play
     urgency reduction (an unvisited leg's value below its parent's),
-    ``dtype`` the number format of the network in the search (``float32``,
+    ``reuse=1`` keeps each search's subtree for the next search (the position
+    after the agent's leg and the opponent's reply; ``reuse=0``: every
+    search starts afresh), ``dtype`` the number format of the network in the search (``float32``,
     the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
     as it was trained, in float32.
     """
@@ -329,6 +347,7 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             root=opts.get("root"),
             c_puct=opts.get("c_puct"),
             fpu_reduction=opts.get("fpu"),
+            reuse_tree=opts.get("reuse"),
             dtype=opts.get("dtype", "float32"),
         )
     except AgentSpecError:

@@ -204,14 +204,17 @@ class MCTSAgent(LegPlayer):
         if self._mcts.num_trees < games.n:
             self._mcts = BatchedMCTS(self.rules, games.n, self.mcts_config)
         n = self._mcts.num_trees
+        rows = np.flatnonzero(thinking)
+        # a game's search goes to the tree that holds its position (reuse_tree), wherever the game sits now
+        trees = self._mcts.place(games.games[rows])
         roots = np.zeros((n, games.games.shape[1]), dtype=np.int64)
-        roots[: games.n] = games.games
+        roots[trees] = games.games[rows]
         active = np.zeros(n, dtype=np.bool_)
-        active[: games.n] = thinking
+        active[trees] = True
         result = self._mcts.search(roots, active, self.evaluator, deadline=deadline)
         if self.mcts_config.root == "gumbel":
-            return {int(k): int(result.action[k]) for k in np.flatnonzero(thinking)}
-        return {int(k): choose_leg(result.visits[k], None, self.rng) for k in np.flatnonzero(thinking)}
+            return {int(k): int(result.action[t]) for k, t in zip(rows, trees)}
+        return {int(k): choose_leg(result.visits[t], None, self.rng) for k, t in zip(rows, trees)}
 
     def select_action(self, observation: np.ndarray, mask: np.ndarray) -> int:
         obs = np.asarray(observation, dtype=np.float32)[None]

@@ -59,6 +59,7 @@ from checkers_env.game import (
     STEP_OVERFLOW,
     STEP_TERMINATED,
     refresh_moves,
+    same_position,
     step_game,
     write_observation,
 )
@@ -115,6 +116,12 @@ class MCTSConfig:
     """``c_scale`` of the completed-Q transform ``(c_visit + max visits) * c_scale * q`` (gumbel)."""
     gumbel_visit_offset: float = 50.0
     """``c_visit`` of that transform (gumbel)."""
+    reuse_tree: bool = False
+    """Keep what earlier searches learnt: a search whose root position is held by a node of its tree
+    (the position after the leg played and the opponent's reply, as AlphaGo Zero keeps the subtree
+    of the move played) starts from that node's subtree, visits and values included, and adds its
+    ``simulations`` to them. The trees are made twice as large, so the kept subtree and a full search
+    both fit (a larger subtree is dropped). PUCT root only: sequential halving plans a fresh root."""
 
     def __post_init__(self) -> None:
         # the first simulation only expands the root: at least two are needed to visit a child
@@ -132,6 +139,8 @@ class MCTSConfig:
             raise ValueError(f"root must be 'puct' or 'gumbel', got {self.root!r}")
         if self.gumbel_considered < 2 or self.gumbel_scale < 0 or self.gumbel_value_scale <= 0:
             raise ValueError("gumbel_considered must be >= 2, gumbel_scale >= 0 and gumbel_value_scale > 0")
+        if self.reuse_tree and self.root != "puct":
+            raise ValueError("reuse_tree needs the puct root: sequential halving plans its visits from a fresh root")
 
 
 # ---------------------------------------------------------------- search state
@@ -409,6 +418,111 @@ def _expand_backup(priors, values, tree, leaves, discount):
         _backup(tree, b, leaves.path, depth, tree.turn[b, leaf], values[b], discount)
 
 
+@kernel(inline="always")
+def _holds(tree, b, game):
+    """The most visited node of tree ``b`` whose state is the position ``game`` and that can root a
+    search (its state made, expanded, the game not over there); -1 when none is."""
+    best = -1
+    best_visits = 0
+    for node in range(tree.n_nodes[b]):
+        s = tree.slot[b, node]
+        if s < 0 or tree.child_start[b, node] < 0 or tree.terminal[b, node] or tree.visits[b, node] <= best_visits:
+            continue
+        if same_position(tree.states[b, s], game):
+            best = node
+            best_visits = tree.visits[b, node]
+    return best
+
+
+@kernel
+def _holding_trees(games, tree, out):
+    """For each position ``games[k]``, the visits of the best node holding it in each tree
+    (``out[k, b]``, 0 where tree ``b`` holds none)."""
+    for k in range(games.shape[0]):
+        for b in range(tree.n_nodes.shape[0]):
+            node = _holds(tree, b, games[k])
+            out[k, b] = 0 if node < 0 else tree.visits[b, node]
+
+
+@kernel
+def _reroot(start, games, keep_nodes, keep_states, tree, marks, node_map, state_map, reused):
+    """For each tree ``b`` with ``start[b]`` whose nodes hold the position ``games[b]``: make that node's
+    subtree the whole tree, rooted at the node, with its visits and values (``reused[b]``). A subtree
+    of more than ``keep_nodes`` nodes or ``keep_states`` states is not kept, so a full search still
+    fits after it. ``marks``, ``node_map`` and ``state_map`` are scratch rows (nodes, nodes, states).
+
+    Nodes are numbered in the order they were made and children after their parent, so the kept
+    nodes (the node and everything below it) renumbered in their old order keep each child block
+    contiguous, the new root is node 0, and every node moves to an index no greater than its own:
+    the copy is done in place, front to back. The states are renumbered the same way.
+    """
+    for b in range(start.shape[0]):
+        reused[b] = False
+        if not start[b]:
+            continue
+        top = _holds(tree, b, games[b])
+        if top < 0:
+            continue
+        n = tree.n_nodes[b]
+        for i in range(top, n):
+            marks[i] = False
+        marks[top] = True
+        kept_nodes = 0
+        kept_states = 0
+        for i in range(top, n):
+            if not marks[i]:
+                continue
+            kept_nodes += 1
+            if tree.slot[b, i] >= 0:
+                kept_states += 1
+            first = tree.child_start[b, i]
+            if first >= 0:
+                for k in range(tree.n_children[b, i]):
+                    marks[first + k] = True
+        if kept_nodes > keep_nodes or kept_states > keep_states:
+            continue
+        j = 0
+        for s in range(tree.n_states[b]):
+            state_map[s] = -1
+        for i in range(top, n):
+            if marks[i]:
+                node_map[i] = j
+                j += 1
+                if tree.slot[b, i] >= 0:
+                    state_map[tree.slot[b, i]] = 0
+        r = 0
+        for s in range(tree.n_states[b]):
+            if state_map[s] >= 0:
+                state_map[s] = r
+                for w in range(tree.states.shape[2]):
+                    tree.states[b, r, w] = tree.states[b, s, w]
+                r += 1
+        for i in range(top, n):
+            if not marks[i]:
+                continue
+            d = node_map[i]
+            first = tree.child_start[b, i]
+            tree.child_start[b, d] = node_map[first] if first >= 0 else UNVISITED
+            tree.n_children[b, d] = tree.n_children[b, i]
+            tree.action[b, d] = tree.action[b, i]
+            tree.prior[b, d] = tree.prior[b, i]
+            tree.visits[b, d] = tree.visits[b, i]
+            tree.value_sum[b, d] = tree.value_sum[b, i]
+            tree.mover[b, d] = tree.mover[b, i]
+            tree.turn[b, d] = tree.turn[b, i]
+            slot = tree.slot[b, i]
+            tree.slot[b, d] = state_map[slot] if slot >= 0 else UNVISITED
+            tree.terminal[b, d] = tree.terminal[b, i]
+            tree.term_value[b, d] = tree.term_value[b, i]
+        # a root's values are for the colour to move in it
+        if tree.mover[b, ROOT_INDEX] != tree.turn[b, ROOT_INDEX]:
+            tree.value_sum[b, ROOT_INDEX] = -tree.value_sum[b, ROOT_INDEX]
+            tree.mover[b, ROOT_INDEX] = tree.turn[b, ROOT_INDEX]
+        tree.n_nodes[b] = j
+        tree.n_states[b] = r
+        reused[b] = True
+
+
 @kernel
 def _init_roots(active, games, tree):
     for b in range(active.shape[0]):
@@ -670,6 +784,9 @@ class BatchedMCTS:
       games go on, and every network batch holds one leaf of every game.
 
     The trees a search grew stay in :attr:`tree` until the tree's next search.
+    With ``MCTSConfig.reuse_tree`` that search keeps the subtree below the
+    node holding its root position, if the tree has one; :meth:`place` finds
+    the tree that holds a position.
     """
 
     def __init__(self, variant: str | Rules, num_trees: int, config: MCTSConfig | None = None):
@@ -690,8 +807,19 @@ class BatchedMCTS:
         # an evaluated leaf adds one child per legal leg, a forced leg one; a full tree just stops
         # growing (the leaf is still evaluated)
         n_nodes = 1 + sims * 48 + n_states
+        # a kept subtree may be as large as one search's, and a full search must fit beside it
+        self._keep_nodes, self._keep_states = n_nodes, n_states
+        if self.config.reuse_tree:
+            n_nodes, n_states = 2 * n_nodes, 2 * n_states
         self.tree = new_tree(b, n_nodes, n_states)
         """The search state (see :class:`Tree`)."""
+        self._marks = np.zeros(n_nodes, dtype=np.bool_)
+        self._node_map = np.zeros(n_nodes, dtype=np.int32)
+        self._state_map = np.zeros(n_states, dtype=np.int32)
+        self._reused = np.zeros(b, dtype=np.bool_)
+        self.carried = np.zeros(b, dtype=np.int64)
+        """``int64[B]``: root visits each tree's last begun search kept from earlier searches (``reuse_tree``;
+        0: it began from a fresh root)."""
         self._leaves = new_leaf_batch(b, n_states, size)
         self._priors = np.zeros((b, a), dtype=np.float32)
         self._values = np.zeros(b, dtype=np.float32)
@@ -718,6 +846,31 @@ class BatchedMCTS:
         """``bool[B]``: the trees with a search in progress (a copy)."""
         return self._searching.copy()
 
+    def place(self, games: np.ndarray) -> np.ndarray:
+        """Distinct trees for the positions ``games[k]`` (``int64[K, GAME_SIZE]``, ``K <= num_trees``):
+        ``int64[K]``. With ``reuse_tree``, a position goes to the tree holding it with the most visits
+        (when no earlier position took that tree), so its search continues there; the others (and every
+        position without ``reuse_tree``) take the free trees in order. A caller whose games move between
+        rows from one search to the next (a match whose finished games drop out) keeps its trees so."""
+        games = np.ascontiguousarray(games, dtype=np.int64)
+        k = len(games)
+        if games.ndim != 2 or games.shape[1] != GAME_SIZE or k > self.num_trees:
+            raise ValueError(f"games must be int64[K, {GAME_SIZE}] with K <= {self.num_trees}")
+        trees = np.full(k, -1, dtype=np.int64)
+        taken = np.zeros(self.num_trees, dtype=np.bool_)
+        if self.config.reuse_tree and k:
+            held = np.zeros((k, self.num_trees), dtype=np.int64)
+            _holding_trees(games, self.tree, held)
+            for i in range(k):
+                best = int(np.argmax(np.where(taken, 0, held[i])))
+                if held[i, best] > 0 and not taken[best]:
+                    trees[i] = best
+                    taken[best] = True
+        free = iter(np.flatnonzero(~taken))
+        for i in np.flatnonzero(trees < 0):
+            trees[i] = next(free)
+        return trees
+
     def begin(
         self,
         games: np.ndarray,
@@ -735,7 +888,10 @@ class BatchedMCTS:
         (the Dirichlet noise needs the root's legs, known once it is expanded).
         ``simulations``: the budget, one for all trees or ``int[B]`` one per
         tree (default ``config.simulations``, the most allowed). Games must not
-        be over, and a tree must not be searching already.
+        be over, and a tree must not be searching already. With ``reuse_tree``,
+        a tree holding ``games[b]`` keeps that node's subtree (:attr:`carried`
+        says how many visits) and the search adds its budget to it; noise is
+        mixed into the kept root's priors as into a fresh root's.
         """
         cfg = self.config
         games = np.ascontiguousarray(games, dtype=np.int64)
@@ -749,7 +905,13 @@ class BatchedMCTS:
             raise ValueError(f"simulations must be in 2..{cfg.simulations}, got {simulations}")
         if (self._searching & start).any():
             raise ValueError(f"trees {np.flatnonzero(self._searching & start).tolist()} are searching already")
-        _init_roots(start, games, self.tree)
+        fresh = start
+        if cfg.reuse_tree:
+            _reroot(start, games, self._keep_nodes, self._keep_states, self.tree, self._marks, self._node_map,
+                    self._state_map, self._reused)  # fmt: skip
+            fresh = start & ~self._reused
+            self.carried[start] = np.where(self._reused[start], self.tree.visits[start, ROOT_INDEX], 0)
+        _init_roots(fresh, games, self.tree)
         self._searching |= start
         self._rounds[start] = 0
         self._budget[start] = budget[start]

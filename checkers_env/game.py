@@ -119,6 +119,7 @@ __all__ = [
     "STEP_OVERFLOW",
     "init_game",
     "refresh_moves",
+    "same_position",
     "step_game",
     "write_observation",
     "game_from_board",
@@ -217,6 +218,21 @@ def init_game(game, params, moves, scratch):
     if n >= 0:
         _judge_committed(game, params, n)
     return n
+
+
+@kernel(inline="always")
+def same_position(a, b):
+    """Whether game words ``a`` and ``b`` are the same point of a game: the committed position, the
+    move in progress (its legs' path) and the episode's counters agree. The record of the last whole
+    move (``G_LAST_*``, kept for display: a game loaded from a board has none) and path words past
+    the legs taken (left over from an earlier move) do not count."""
+    for w in range(G_LAST_FROM):
+        if a[w] != b[w]:
+            return False
+    for w in range(G_PLAIN, G_PATH + a[G_LEGS]):
+        if a[w] != b[w]:
+            return False
+    return True
 
 
 @kernel(inline="always")

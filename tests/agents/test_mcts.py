@@ -232,3 +232,121 @@ def test_searches_begun_at_different_rounds_match_searches_run_alone(root):
         assert np.allclose(together.policy[b], alone.policy[0])
         assert together.root_value[b] == pytest.approx(alone.root_value[0])
         assert together.action[b] == alone.action[0]
+
+
+# ---------------------------------------------------------------- keeping the subtree (reuse_tree)
+
+
+def _subtree(tree, b, node, flip=False):
+    """``{legs from node: (visits, value_sum, prior, n_children)}`` of the subtree below ``node``; ``flip``
+    negates the node's own value (a kept root's value is turned to its player's side)."""
+    out = {}
+    todo = [((), node)]
+    while todo:
+        legs, i = todo.pop()
+        value = -tree.value_sum[b, i] if flip and i == node else tree.value_sum[b, i]
+        out[legs] = (int(tree.visits[b, i]), float(value), float(tree.prior[b, i]) if legs else 0.0,
+                     int(tree.n_children[b, i]))  # fmt: skip
+        first = tree.child_start[b, i]
+        if first >= 0:
+            todo.extend((legs + (int(tree.action[b, c]),), c) for c in range(first, first + tree.n_children[b, i]))
+    return out
+
+
+def _check_states(mcts, b):
+    """Every made state of tree ``b`` is its parent's stepped by its leg, and the kernels' bookkeeping holds."""
+    from checkers_env.core import movegen as mg
+    from checkers_env.encoding import make_tables
+    from checkers_env.game import step_game
+
+    tree = mcts.tree
+    params, tables = mg.make_params(mcts.rules), make_tables(mcts.rules.board_size)
+    moves, scratch = mg.new_move_buffer(), mg.new_scratch()
+    for i in range(tree.n_nodes[b]):
+        assert tree.slot[b, i] < tree.n_states[b]
+        first = tree.child_start[b, i]
+        if first < 0:
+            continue
+        assert i < first and first + tree.n_children[b, i] <= tree.n_nodes[b]
+        below = tree.visits[b, first : first + tree.n_children[b, i]].sum()
+        assert tree.visits[b, i] in (below, below + 1)
+        for c in range(first, first + tree.n_children[b, i]):
+            if tree.slot[b, c] >= 0:
+                game = tree.states[b, tree.slot[b, i]].copy()
+                step_game(game, tree.action[b, c], params, tables, moves, scratch, 0, False)
+                assert np.array_equal(game, tree.states[b, tree.slot[b, c]])
+
+
+def test_a_search_of_the_same_position_again_goes_on_where_it_stopped():
+    # PUCT without noise is deterministic: 20 simulations, then 20 more in the kept tree, are a search of 40
+    board = Board("american", fen="W:W21,22,23,25,27:B5,9,10,14,16")
+    games = game_from_board(board)[None]
+    one = np.ones(1, dtype=np.bool_)
+    kept = BatchedMCTS("american", 1, MCTSConfig(simulations=20, reuse_tree=True))
+    kept.search(games, one, _varied_evaluator)
+    assert kept.carried[0] == 0
+    again = kept.search(games, one, _varied_evaluator)
+    assert kept.carried[0] == 20 and kept.tree.visits[0, 0] == 40
+    whole = BatchedMCTS("american", 1, MCTSConfig(simulations=40)).search(games, one, _varied_evaluator)
+    assert np.array_equal(again.visits, whole.visits)
+    assert again.root_value[0] == pytest.approx(whole.root_value[0])
+
+
+def test_the_kept_subtree_is_the_one_below_the_position_reached():
+    board = Board("american")
+    mcts = BatchedMCTS("american", 1, MCTSConfig(simulations=48, reuse_tree=True))
+    one = np.ones(1, dtype=np.bool_)
+    first = mcts.search(game_from_board(board)[None], one, _varied_evaluator)
+    leg = int(first.visits[0].argmax())
+    tree = mcts.tree
+    child = next(c for c in range(tree.child_start[0, 0], tree.child_start[0, 0] + tree.n_children[0, 0])
+                 if tree.action[0, c] == leg)  # fmt: skip
+    # a whole move by one player: the values below turn to the other side
+    expected = _subtree(tree, 0, child, flip=True)
+    after = board.copy()
+    after.push(next(m for seq, m in legal_action_sequences(board).items() if seq == (leg,)))
+    reached = game_from_board(after)[None]
+    mcts.begin(reached, one)
+    assert mcts.carried[0] == expected[()][0] > 1
+    assert _subtree(mcts.tree, 0, 0) == expected
+    _check_states(mcts, 0)
+    while mcts.searching.any():
+        mcts.step(_varied_evaluator)
+    assert mcts.tree.visits[0, 0] == expected[()][0] + 48
+    _check_states(mcts, 0)
+    # a position the tree does not hold starts afresh, as a new search object would
+    elsewhere = game_from_board(Board("american", fen="W:W21,22,23,25,27:B5,9,10,14,16"))[None]
+    fresh = mcts.search(elsewhere, one, _varied_evaluator)
+    assert mcts.carried[0] == 0
+    alone = BatchedMCTS("american", 1, MCTSConfig(simulations=48)).search(elsewhere, one, _varied_evaluator)
+    assert np.array_equal(fresh.visits, alone.visits)
+
+
+def test_a_subtree_too_large_to_leave_room_for_a_search_is_dropped():
+    games = game_from_board(Board("american"))[None]
+    one = np.ones(1, dtype=np.bool_)
+    mcts = BatchedMCTS("american", 1, MCTSConfig(simulations=30, reuse_tree=True))
+    mcts.search(games, one, _varied_evaluator)
+    mcts._keep_states = int(mcts.tree.n_states[0]) - 1  # the whole tree no longer fits as a kept subtree
+    result = mcts.search(games, one, _varied_evaluator)
+    assert mcts.carried[0] == 0 and result.visits.sum() == 29
+
+
+def test_place_sends_each_position_to_the_tree_that_holds_it():
+    boards = [Board("american"), Board("american", fen="W:W21,22,23,25,27:B5,9,10,14,16")]
+    games = np.stack([game_from_board(b) for b in boards])
+    mcts = BatchedMCTS("american", 3, MCTSConfig(simulations=10, reuse_tree=True))
+    mcts.search(np.stack([games[0], games[0], games[1]]), np.array([False, True, True]), _varied_evaluator)
+    # the games have swapped rows and a third position is held by no tree
+    third = game_from_board(Board("american", fen="B:W21,22,23,25,27:B5,9,10,14,16"))
+    assert mcts.place(np.stack([games[1], games[0], third])).tolist() == [2, 1, 0]
+    assert mcts.place(np.stack([games[0], games[0]])).tolist() == [1, 0]  # one tree each, held or not
+    plain = BatchedMCTS("american", 3, MCTSConfig(simulations=10))
+    assert plain.place(np.stack([games[1], games[0]])).tolist() == [0, 1]
+    with pytest.raises(ValueError, match="K <= 3"):
+        mcts.place(np.stack([games[0]] * 4))
+
+
+def test_reuse_needs_the_puct_root():
+    with pytest.raises(ValueError, match="reuse_tree needs the puct root"):
+        MCTSConfig(reuse_tree=True, root="gumbel")

@@ -130,3 +130,31 @@ def test_a_bfloat16_evaluator_agrees_with_float32_and_leaves_the_network_alone(s
     np.testing.assert_allclose(values, exact_values, atol=0.02)
     assert not priors[masks == 0].any() and np.allclose(priors.sum(1), 1.0, atol=1e-5)
     assert all(p.dtype == torch.float32 for p in net.parameters())  # a copy was converted, not the net
+
+
+def test_an_mcts_agent_finds_its_kept_trees_when_the_games_change_rows():
+    """With reuse_tree, a search starts from the subtree the agent's last search grew below the position
+    reached, whichever row of the batch the game is given in next (finished games leave a match's batch
+    and the others move up); without it every search starts afresh."""
+    from agents.learned import MCTSAgent
+    from agents.mcts import MCTSConfig
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(8, NetConfig(channels=8, blocks=1, value_hidden=8))
+    start = Board("american")
+    boards = [start]
+    for move in sorted(start.legal_moves(), key=str)[4:6]:  # quiet positions, none a move from another
+        boards.append(start.copy())
+        boards[-1].push(move)
+    for reuse in (True, False):
+        agent = MCTSAgent(net, "american", MCTSConfig(simulations=24, reuse_tree=reuse), seed=0)
+        moves = agent.select_moves(boards)  # quiet moves of one leg: tree k searched board k
+        chosen = agent._mcts.result(np.array([True, True, True])).visits.max(axis=1)
+        after = [b.copy() for b in boards]
+        for b, m in zip(after, moves):
+            b.push(m)
+        agent.select_moves(after[::-1])  # the same agent answers for the other side, in reversed rows
+        if reuse:
+            assert agent._mcts.carried.tolist() == chosen.tolist() and min(chosen) > 1
+        else:
+            assert not agent._mcts.carried.any()

@@ -11,11 +11,14 @@ from checkers_env.game import (
     G_LAST_CAPT,
     G_LAST_FROM,
     G_LAST_TO,
+    G_PATH,
     GAME_SIZE,
     STEP_CONTINUES,
     LegGames,
+    game_from_board,
     init_game,
     random_observations,
+    same_position,
     step_game,
     write_observation,
 )
@@ -107,3 +110,30 @@ def test_random_observations_are_seeded_varied_and_include_the_start(variant):
     assert masks.sum(axis=1).max() > 0 and set(np.unique(masks)) <= {0, 1}
     with pytest.raises(ValueError, match="at least 1"):
         random_observations(variant, 0)
+
+
+def test_same_position_ignores_the_last_move_record_and_leftover_path_words():
+    from checkers_env.core import Board
+    from checkers_env.encoding import legal_action_sequences
+
+    # White's 22x15x8 is two legs: the stepped game keeps the last move and the first leg's landing
+    board = Board("american", fen="W:W22,23:B11,18")
+    legs, move = next((seq, m) for seq, m in legal_action_sequences(board).items() if str(m) == "22x8")
+    games = LegGames(board.rules, 1, track_moves=False)
+    games.load(0, board)
+    games.observe(0)
+    games.step(0, legs[0])
+    halfway = games.games[0].copy()
+    assert not same_position(halfway, game_from_board(board))  # a move in progress is another point
+    games.observe(0)
+    games.step(0, legs[1])
+    stepped = games.games[0]
+    after = board.copy()
+    after.push(move)
+    loaded = game_from_board(after)
+    assert stepped[G_LAST_FROM] >= 0 and loaded[G_LAST_FROM] == -1 and stepped[G_PATH] != loaded[G_PATH]
+    assert same_position(stepped, loaded) and same_position(loaded, stepped)
+    assert not same_position(stepped, game_from_board(board))
+    other = loaded.copy()
+    other[mg.S_TURN] = 1 - other[mg.S_TURN]
+    assert not same_position(stepped, other)

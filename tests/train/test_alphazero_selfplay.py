@@ -33,6 +33,28 @@ def test_gumbel_self_play_stores_improved_policies_and_is_reproducible():
         assert (np.where(kept, g.policy_probs, 0) > 0).sum(1).mean() > 1.5
 
 
+def test_self_play_that_keeps_its_subtrees_carries_visits_and_stays_reproducible(monkeypatch):
+    from agents.mcts import BatchedMCTS
+
+    carried = []
+    original = BatchedMCTS.begin
+
+    def recording(mcts, games, start, *args, **kwargs):
+        original(mcts, games, start, *args, **kwargs)
+        carried.extend(mcts.carried[start].tolist())
+
+    monkeypatch.setattr(BatchedMCTS, "begin", recording)
+    mcts = MCTSConfig(simulations=12, reuse_tree=True)
+    play = SelfPlayConfig(parallel_games=4, max_moves=16, full_search_share=0.5, quick_simulations=4)
+    a = _games(mcts, play)
+    # the next search's position is one the last search grew (its own leg played): most searches keep visits
+    assert np.mean(np.array(carried) > 0) > 0.5
+    assert [g.moves for g in a] == [g.moves for g in _games(mcts, play)]
+    for g in a:
+        kept = g.policy_actions >= 0
+        assert np.allclose(np.where(kept, g.policy_probs, 0).astype(np.float32).sum(1), 1.0, atol=1e-2)
+
+
 def test_playout_cap_randomisation_stores_only_full_searches():
     mcts = MCTSConfig(simulations=8)
     everything = _games(mcts, SelfPlayConfig(parallel_games=4, max_moves=16, full_search_share=1.0))
