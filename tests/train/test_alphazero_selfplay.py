@@ -9,6 +9,7 @@ pytest.importorskip("torch")
 
 from agents.mcts import MCTSConfig  # noqa: E402
 from agents.networks import NetConfig  # noqa: E402
+from checkers_env.core.variants import get_rules  # noqa: E402
 from train.alphazero.config import SelfPlayConfig  # noqa: E402
 from train.alphazero.selfplay import POLICY_SLOTS, SelfPlayJob, play_selfplay_games  # noqa: E402
 
@@ -53,6 +54,30 @@ def test_self_play_that_keeps_its_subtrees_carries_visits_and_stays_reproducible
     for g in a:
         kept = g.policy_actions >= 0
         assert np.allclose(np.where(kept, g.policy_probs, 0).astype(np.float32).sum(1), 1.0, atol=1e-2)
+
+
+@pytest.mark.parametrize("variant", ["american", "russian"])
+def test_an_opening_share_starts_games_from_the_ballot_deck(variant):
+    from train.alphazero.selfplay import OPENING_DECK, opening_deck
+
+    deck = opening_deck(get_rules(variant))
+    assert len(deck) == OPENING_DECK and len({b.fen() for b in deck}) > 100
+    openings = {tuple(str(m) for m in b.move_stack) for b in deck}
+    mcts = MCTSConfig(simulations=4)
+
+    def starts(share):
+        play = SelfPlayConfig(parallel_games=6, max_moves=8, opening_share=share, full_search_share=1.0)
+        games = play_selfplay_games(SelfPlayJob(None, NET, variant, mcts, play, seed=3, num_games=12))
+        return [any(tuple(g.moves[: len(o)]) == o for o in openings) for g in games], games
+
+    from_deck, games = starts(1.0)
+    assert all(from_deck) and len({tuple(g.moves[:3]) for g in games}) > 6
+    assert all(g.move_numbers.min() >= 2 for g in games if g.positions)  # the opening's moves are not searched
+    _, mixed = starts(0.5)
+    from_start = [g.move_numbers.min() == 0 for g in mixed if g.positions]  # searched from the first move
+    assert 0 < sum(from_start) < len(from_start)
+    with pytest.raises(ValueError, match="opening_share"):
+        SelfPlayConfig(opening_share=1.5)
 
 
 def test_playout_cap_randomisation_stores_only_full_searches():

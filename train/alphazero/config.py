@@ -64,7 +64,15 @@ class SelfPlayConfig:
     result of one game is a noisy target for every position in it; mixing in the search's own estimate
     (``(1 - w) * result + w * root value``) lowers that noise, at the price of some bias early on."""
 
+    opening_share: float = 0.0
+    """Share of new self-play games that start from a balloted opening (:func:`train.arena.openings.ballot`:
+    a deck of the ACF three-move openings on american, of random two- and three-ply openings elsewhere,
+    the positions arena matches start from) instead of the start position; the opening is drawn at
+    random for each game. Temperature sampling alone seldom reaches the deck's sharper openings."""
+
     def __post_init__(self) -> None:
+        if not 0.0 <= self.opening_share <= 1.0:
+            raise ValueError(f"opening_share must be in [0, 1], got {self.opening_share!r}")
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
             raise ValueError(f"invalid SelfPlayConfig {self}")
         if not 0.0 <= self.adjudicated_value <= 1.0:

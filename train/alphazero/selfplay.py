@@ -31,6 +31,7 @@ accounts for. So no variant has a symmetry left to exploit.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -45,6 +46,7 @@ from checkers_env.core.board import Board
 from checkers_env.core.variants import Rules, get_rules
 from checkers_env.game import STEP_TERMINATED, LegGames
 
+from ..arena.openings import ballot
 from .config import SelfPlayConfig
 
 __all__ = [
@@ -68,6 +70,10 @@ POLICY_SLOTS = 48
 SHARE_SEED_STRIDE = 7919
 """Share ``k`` of a job split among workers plays with seed ``job.seed + SHARE_SEED_STRIDE * k`` (the local
 pool and the Ray backend split a job alike, so their games agree for the same number of workers)."""
+
+OPENING_DECK = 157
+"""Openings a self-play call draws from (``SelfPlayConfig.opening_share``): the size of the ACF three-move
+deck, so on american each of its openings once; as many random openings elsewhere."""
 
 PHASES = ("network", "search", "play")
 """Where a self-play game's time goes (:attr:`GameRecord.seconds`)."""
@@ -237,6 +243,13 @@ class SelfPlayJob:
         return [self.share(k, self.num_games // parts + int(k < self.num_games % parts)) for k in range(parts)]
 
 
+@functools.lru_cache(maxsize=8)
+def opening_deck(rules: Rules) -> tuple[Board, ...]:
+    """The start positions of ``SelfPlayConfig.opening_share``: :data:`OPENING_DECK` balloted openings
+    played on boards (drawn once per rule set, with a fixed seed; the boards are only read)."""
+    return tuple(o.board(rules) for o in ballot(rules, OPENING_DECK, seed=0))
+
+
 def play_selfplay_games(
     job: SelfPlayJob,
     *,
@@ -282,6 +295,7 @@ def play_selfplay_games(
     recs: list[dict] = [{} for _ in range(n)]
     counted_so_far = 0
     new_games = 0
+    deck = opening_deck(rules) if selfplay_config.opening_share > 0 else ()
     finished: list[GameRecord] = []
     carrying = carry is not None
     carried = [c for c in carry if isinstance(c, ParkedGame)] if carry is not None else []
@@ -321,7 +335,13 @@ def play_selfplay_games(
                 games.step(i, leg)
             recs[i] = parked.record
         else:
-            games.load(i, openings[new_games % len(openings)] if openings else Board(rules))
+            if openings:
+                board = openings[new_games % len(openings)]
+            elif deck and rng.random() < selfplay_config.opening_share:
+                board = deck[int(rng.integers(len(deck)))]
+            else:
+                board = Board(rules)
+            games.load(i, board)
             new_games += 1
             recs[i] = new_game_record()
         playing[i] = True
