@@ -68,7 +68,9 @@ class SelfPlayConfig:
     """Share of new self-play games that start from a balloted opening (:func:`train.arena.openings.ballot`:
     a deck of the ACF three-move openings on american, of random two- and three-ply openings elsewhere,
     the positions arena matches start from) instead of the start position; the opening is drawn at
-    random for each game. Temperature sampling alone seldom reaches the deck's sharper openings."""
+    random for each game. Temperature sampling alone seldom reaches the deck's sharper openings, but
+    training on them did not pay: half the games from the deck scored -0.055 [-0.147, +0.037] against
+    the defaults side by side (american, 30 minutes on one core, minimax:4; docs/BENCHMARKS.md)."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.opening_share <= 1.0:
