@@ -46,7 +46,7 @@ from checkers_env.core.board import Board
 from checkers_env.core.variants import Rules, get_rules
 from checkers_env.game import STEP_TERMINATED, LegGames
 
-from ..arena.openings import ballot
+from ..arena.openings import american_three_move, ballot
 from .config import SelfPlayConfig
 
 __all__ = [
@@ -70,10 +70,6 @@ POLICY_SLOTS = 48
 SHARE_SEED_STRIDE = 7919
 """Share ``k`` of a job split among workers plays with seed ``job.seed + SHARE_SEED_STRIDE * k`` (the local
 pool and the Ray backend split a job alike, so their games agree for the same number of workers)."""
-
-OPENING_DECK = 157
-"""Openings a self-play call draws from (``SelfPlayConfig.opening_share``): the size of the ACF three-move
-deck, so on american each of its openings once; as many random openings elsewhere."""
 
 PHASES = ("network", "search", "play")
 """Where a self-play game's time goes (:attr:`GameRecord.seconds`)."""
@@ -245,9 +241,10 @@ class SelfPlayJob:
 
 @functools.lru_cache(maxsize=8)
 def opening_deck(rules: Rules) -> tuple[Board, ...]:
-    """The start positions of ``SelfPlayConfig.opening_share``: :data:`OPENING_DECK` balloted openings
-    played on boards (drawn once per rule set, with a fixed seed; the boards are only read)."""
-    return tuple(o.board(rules) for o in ballot(rules, OPENING_DECK, seed=0))
+    """The start positions of ``SelfPlayConfig.opening_share``, played on boards: the whole ACF three-move
+    deck on american, as many random openings elsewhere (drawn once per rule set, with a fixed seed; the
+    boards are only read)."""
+    return tuple(o.board(rules) for o in ballot(rules, len(american_three_move()), seed=0))
 
 
 def play_selfplay_games(
