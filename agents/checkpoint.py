@@ -250,7 +250,8 @@ def load_agent(
         fpu_reduction: how far below its parent's value an unvisited leg is valued (alphazero;
             default: as trained).
         reuse_tree: whether a search keeps the subtree of the position it reaches from the last
-            search's tree (alphazero, :attr:`~agents.mcts.MCTSConfig.reuse_tree`; default: as trained).
+            search's tree (alphazero, :attr:`~agents.mcts.MCTSConfig.reuse_tree`; default: as stored,
+            which is off: the learner writes its checkpoints to search afresh).
         device: torch device of the network.
         dtype: number format of the search's forward passes (alphazero; ``float32``,
             ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
