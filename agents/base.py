@@ -54,6 +54,7 @@ __all__ = [
     "register_agent_loader",
     "agent_kinds",
     "parse_options",
+    "parse_flag",
 ]
 
 
@@ -214,3 +215,14 @@ def parse_options(text: str, known: dict[str, Callable[[str], object]], spec: st
         except ValueError as exc:
             raise AgentSpecError(f"bad value in option {part!r} of {spec!r}: {exc}; use {usage}") from None
     return out
+
+
+def parse_flag(text: str) -> bool:
+    """An on/off option value: ``1``, ``yes``, ``true``, ``on`` or ``0``, ``no``, ``false``, ``off`` (any case);
+    ``ValueError`` for anything else."""
+    value = text.strip().lower()
+    if value in ("1", "yes", "true", "on"):
+        return True
+    if value in ("0", "no", "false", "off"):
+        return False
+    raise ValueError(f"{text!r} is not 1 or 0")

@@ -46,7 +46,7 @@ from checkers_env.core.errors import UnknownVariantError
 from checkers_env.core.files import atomic_write
 from checkers_env.core.variants import Rules, get_rules
 
-from .base import Agent, AgentSpecError, parse_options
+from .base import Agent, AgentSpecError, parse_flag, parse_options
 from .mcts import MCTSConfig
 from .networks import NetConfig, PolicyValueNet
 
@@ -301,18 +301,8 @@ def load_agent(
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
-def _flag(text: str) -> bool:
-    """An on/off option value: 1, yes, true, on or 0, no, false, off."""
-    value = text.lower()
-    if value in ("1", "yes", "true", "on"):
-        return True
-    if value in ("0", "no", "false", "off"):
-        return False
-    raise ValueError(f"{text!r} is not 1 or 0")
-
-
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
-                 "fpu": float, "reuse": _flag}  # fmt: skip
+                 "fpu": float, "reuse": parse_flag}  # fmt: skip
 _SPEC_USAGE = ("PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,"
                "dtype=float32|bfloat16|auto")  # fmt: skip
 

@@ -859,19 +859,19 @@ class BatchedMCTS:
         k = len(games)
         if games.ndim != 2 or games.shape[1] != GAME_SIZE or k > self.num_trees:
             raise ValueError(f"games must be int64[K, {GAME_SIZE}] with K <= {self.num_trees}")
+        if not self.config.reuse_tree:
+            return np.arange(k, dtype=np.int64)
         trees = np.full(k, -1, dtype=np.int64)
         taken = np.zeros(self.num_trees, dtype=np.bool_)
-        if self.config.reuse_tree and k:
-            held = np.zeros((k, self.num_trees), dtype=np.int64)
-            _holding_trees(games, self.tree, held)
-            for i in range(k):
-                best = int(np.argmax(np.where(taken, 0, held[i])))
-                if held[i, best] > 0 and not taken[best]:
-                    trees[i] = best
-                    taken[best] = True
-        free = iter(np.flatnonzero(~taken))
-        for i in np.flatnonzero(trees < 0):
-            trees[i] = next(free)
+        held = np.zeros((k, self.num_trees), dtype=np.int64)
+        _holding_trees(games, self.tree, held)
+        for i in range(k):
+            best = int(np.argmax(np.where(taken, 0, held[i])))
+            if held[i, best] > 0 and not taken[best]:
+                trees[i] = best
+                taken[best] = True
+        unplaced = trees < 0
+        trees[unplaced] = np.flatnonzero(~taken)[: int(unplaced.sum())]
         return trees
 
     def begin(

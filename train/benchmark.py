@@ -33,6 +33,7 @@ import os
 import sys
 import time
 
+from agents.base import parse_flag
 from checkers_env.core.files import atomic_write
 
 from .targets import TARGETS
@@ -62,9 +63,10 @@ def _set(obj, names: list[str], text: str, item: str):
     if len(names) > 1:
         value = _set(current, names[1:], text, item)
     elif isinstance(current, bool):
-        if text.lower() not in ("true", "false", "1", "0"):
-            raise ValueError(f"--set {item!r}: expected true or false")
-        value = text.lower() in ("true", "1")
+        try:
+            value = parse_flag(text)
+        except ValueError:
+            raise ValueError(f"--set {item!r}: expected true or false") from None
     elif isinstance(current, (int, float)):
         value = type(current)(float(text)) if isinstance(current, float) else int(text)
     elif isinstance(current, tuple):
