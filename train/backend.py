@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .arena import evaluate
+from .arena import MATCH_MOVE_CAP, evaluate
 
 if TYPE_CHECKING:
     from agents.base import Agent
@@ -92,7 +92,7 @@ class LocalBackend:
         return self._pool
 
     def evaluate(self, rules: Rules, agent: Agent, opponent: str | Agent, games: int, seed: int,
-                 max_moves: int = 200, progress: bool = False) -> tuple[dict, list[GameResult]]:  # fmt: skip
+                 max_moves: int = MATCH_MOVE_CAP, progress: bool = False) -> tuple[dict, list[GameResult]]:  # fmt: skip
         """:func:`train.arena.evaluate`, in this process."""
         return evaluate(rules, agent, opponent, games, seed, max_moves, progress)
 

@@ -16,6 +16,7 @@ from agents.mcts import MCTSConfig
 from agents.networks import NetConfig
 
 from .alphazero.config import AlphaZeroConfig, SelfPlayConfig
+from .arena import MATCH_MOVE_CAP
 from .learner import LEARNERS
 from .ppo import PPOConfig
 
@@ -57,8 +58,8 @@ class TrainConfig:
     """Agent specs the learning curve is measured against (ppo also always meets random)."""
     final_games: int = 20
     """Games per opponent in the final evaluation table (0 skips it)."""
-    eval_max_moves: int = 200
-    """Whole moves after which an evaluation game is a draw."""
+    eval_max_moves: int = MATCH_MOVE_CAP
+    """Whole moves after which an evaluation game is a draw (the arena's safety net, :data:`train.arena.MATCH_MOVE_CAP`)."""
     sample_games: int = 4
     """Self-play games per iteration written to samples.pdn (alphazero)."""
     progress: bool = True

@@ -84,7 +84,7 @@ from agents.runtime import tune_process, usable_cores
 from checkers_env.core import Rules, get_rules
 
 from .alphazero.selfplay import SHARE_SEED_STRIDE, GameCarry, GameRecord, SelfPlayJob, play_selfplay_games
-from .arena import GameResult, evaluate, match_summary, paired_openings, play_match
+from .arena import MATCH_MOVE_CAP, GameResult, evaluate, match_summary, paired_openings, play_match
 from .progress import progress_bar, say
 
 __all__ = ["RayBackend", "SelfPlayWorker", "PlayerRecipe", "project_root"]
@@ -514,7 +514,7 @@ class RayBackend:
         return [record for _, _, record in received]
 
     def evaluate(self, rules: Rules, agent: Agent, opponent: str | Agent, games: int, seed: int,
-                 max_moves: int = 200, progress: bool = False) -> tuple[dict, list[GameResult]]:  # fmt: skip
+                 max_moves: int = MATCH_MOVE_CAP, progress: bool = False) -> tuple[dict, list[GameResult]]:  # fmt: skip
         """:func:`train.arena.evaluate` with the games split among the actors (pairs kept together).
 
         The openings and colours are those of the local evaluation; each share's players are rebuilt on

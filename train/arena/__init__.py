@@ -10,11 +10,12 @@
 
 from __future__ import annotations
 
-from .match import GameResult, evaluate, match_summary, play_match
+from .match import MATCH_MOVE_CAP, GameResult, evaluate, match_summary, play_match
 from .openings import Opening, ballot, paired_openings
 from .ratings import MatchStats, PairedDifference, fit_elo, match_stats, paired_difference, score_interval
 
 __all__ = [
+    "MATCH_MOVE_CAP",
     "GameResult",
     "MatchStats",
     "Opening",

@@ -24,7 +24,12 @@ from ..progress import progress_bar
 from .openings import Opening, paired_openings
 from .ratings import match_stats
 
-__all__ = ["GameResult", "play_match", "evaluate", "match_summary"]
+__all__ = ["MATCH_MOVE_CAP", "GameResult", "play_match", "evaluate", "match_summary"]
+
+MATCH_MOVE_CAP = 200
+"""Whole moves past its opening after which a match game still going is scored a draw, unless a caller
+says otherwise: the safety net of every match (the arena, a training run's evaluations, the benchmark).
+A draw by this cap is a game that neither side could finish, not a rule of the variant."""
 
 
 @dataclass
@@ -50,7 +55,7 @@ def play_match(
     a: Agent,
     b: Agent,
     starts: Sequence[tuple[Opening, bool]],
-    max_moves: int = 200,
+    max_moves: int = MATCH_MOVE_CAP,
     on_game: Callable[[int, GameResult], None] | None = None,
 ) -> list[GameResult]:
     """Play one game per ``(opening, a_first)`` of ``starts`` between agents ``a`` and ``b``.
@@ -106,7 +111,7 @@ def evaluate(
     opponent: str | Agent,
     games: int,
     seed: int,
-    max_moves: int = 200,
+    max_moves: int = MATCH_MOVE_CAP,
     progress: bool = False,
 ) -> tuple[dict, list[GameResult]]:
     """Play ``games`` games of ``agent`` against ``opponent`` (an agent spec or an agent), in pairs from
