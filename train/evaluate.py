@@ -14,10 +14,13 @@ depth- or node-limited agents). A game ends by the rules (no legal move, the
 draw counter) or, as a safety net, is scored a draw after ``--max-plies``.
 
 Reports, from A's side: wins, draws and losses with Wilson 95% intervals, the
-score with its interval, and the Elo difference with its interval
-(:mod:`train.arena.ratings`); a round robin (``--agents``) also fits an Elo table.
+score with its interval, the Elo difference with its interval
+(:mod:`train.arena.ratings`), and how the games ended (:func:`endings`: by
+A's result, the median plies, the terminations and A's pieces minus B's at the
+end); a round robin (``--agents``) also fits an Elo table.
 ``--json`` writes the numbers (keys ``games``, ``wins``, ``draws``,
-``losses``, ``score``, ``elo``, ``elo_ci`` and more; atomically), ``--pdn``
+``losses``, ``score``, ``elo``, ``elo_ci``, ``endings``, ``game_records``
+and more; atomically), ``--pdn``
 every game, ``--plot`` a PNG. ``--paired-with FILE`` scores a match against an
 earlier one on the same openings with the same colours against the same B,
 game by game (a ``--json`` file of this command, or a ``benchmark.json`` of
@@ -59,7 +62,17 @@ from .arena import fit_elo, match_stats, paired_difference, paired_openings, pla
 from .arena.openings import Opening
 from .progress import progress_bar
 
-__all__ = ["GameJob", "play_game", "run_arena", "summarize", "report", "write_json", "earlier_scores", "main"]
+__all__ = [
+    "GameJob",
+    "play_game",
+    "run_arena",
+    "endings",
+    "summarize",
+    "report",
+    "write_json",
+    "earlier_scores",
+    "main",
+]
 
 
 @dataclass(frozen=True)
@@ -101,6 +114,8 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
     names = {game.a_colour: job.a, game.a_colour.other: job.b}
     result = pdn_result(variant, game.winner)  # the first player's score first, as the variant's PDN writes
     white, black = (names[c] for c in sorted(names, key=int))
+    pieces = {side: [len(board.pieces(c, kings=False)), len(board.pieces(c, kings=True))]
+              for side, c in (("a", game.a_colour), ("b", game.a_colour.other))}  # fmt: skip
     tags = {
         "Event": "checkers-env arena",
         "Round": str(job.index + 1),
@@ -120,6 +135,7 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
         "result": result,
         "plies": len(board.move_stack),
         "termination": game.termination,
+        "pieces": pieces,
         "pdn": game_to_pdn(board, tags, result),
     }
 
@@ -195,6 +211,27 @@ def run_arena(
     return records, interrupted
 
 
+def endings(records: list[dict]) -> dict[str, dict]:
+    """How the games of one pairing ended, by A's result (``wins``, ``draws``, ``losses``): the games,
+    the median plies, the terminations counted, and the median of A's pieces minus B's at the end (men
+    and kings alike). Where a match is lost shows here: losses by a wiped-out side long after the
+    opening, or draws at the move cap with A a piece behind, say different things about an agent."""
+    out = {}
+    for key, score in (("wins", 1.0), ("draws", 0.5), ("losses", 0.0)):
+        mine = [r for r in records if r["score"] == score]
+        terminations: dict[str, int] = {}
+        for r in mine:
+            terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
+        margins = [sum(r["pieces"]["a"]) - sum(r["pieces"]["b"]) for r in mine if "pieces" in r]
+        out[key] = {
+            "games": len(mine),
+            "median_plies": float(np.median([r["plies"] for r in mine])) if mine else None,
+            "terminations": dict(sorted(terminations.items(), key=lambda kv: -kv[1])),
+            "median_piece_margin": float(np.median(margins)) if margins else None,
+        }
+    return out
+
+
 def summarize(
     specs: list[str],
     variant: str,
@@ -214,7 +251,7 @@ def summarize(
         d = sum(r["score"] == 0.5 for r in mine)
         lo = sum(r["score"] == 0.0 for r in mine)
         stats = match_stats(w, d, lo)
-        pairings.append({"a": specs[i], "b": specs[j], **stats.as_dict()})
+        pairings.append({"a": specs[i], "b": specs[j], **stats.as_dict(), "endings": endings(mine)})
         if mine:
             results.append((i, j, w + 0.5 * d, len(mine)))
     doc: dict = {
@@ -307,6 +344,11 @@ def report(doc: dict) -> str:
         lo, hi = p["elo_ci"]
         clipped = " (a perfect score: Elo taken at half a game from it)" if p["score"] in (0.0, 1.0) else ""
         lines.append(f"  Elo A-B  {_fmt_elo(p['elo'])}  [{_fmt_elo(lo)}, {_fmt_elo(hi)}]{clipped}")
+        for key, e in p.get("endings", {}).items():
+            if e["games"]:
+                how = ", ".join(f"{t} {c}" for t, c in e["terminations"].items())
+                margin = "" if e["median_piece_margin"] is None else f", A {e['median_piece_margin']:+g} pieces"
+                lines.append(f"  A {key:<6} ended after {e['median_plies']:g} plies (median{margin}): {how}")
     if "elo_table" in doc:
         lines.append(f"Elo table ({doc['variant']}, anchored at {doc['agents'][0]} = 0, 95% intervals):")
         for row in sorted(doc["elo_table"], key=lambda r: -r["elo"]):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from checkers_env.core import Board
+from checkers_env.core import BLACK, WHITE, Board
 from checkers_env.core.pdn import read_pdn
 from train import evaluate
 from train.arena.openings import american_three_move, ballot, random_openings
@@ -86,8 +86,24 @@ def test_match_cli_writes_json_pdn_and_plot(tmp_path, capsys):
         board = game.replay("american")
         assert board.result() == record["result"]
         assert [str(m) for m in board.move_stack[:3]] == list(_opening_moves(record["opening"]))
+        assert record["plies"] == len(board.move_stack)
+        for side, colour in (("a", record["a_colour"]), ("b", "white" if record["a_colour"] == "black" else "black")):
+            c = next(c for c in (BLACK, WHITE) if c.name.lower() == colour)
+            assert record["pieces"][side] == [len(board.pieces(c, kings=False)), len(board.pieces(c, kings=True))]
+    ended = doc["endings"]
+    for key in ("wins", "draws", "losses"):
+        mine = [r for r in doc["game_records"] if r["score"] == {"wins": 1.0, "draws": 0.5, "losses": 0.0}[key]]
+        assert ended[key]["games"] == doc[key] == len(mine)
+        assert sum(ended[key]["terminations"].values()) == doc[key]
+        if mine:
+            assert ended[key]["median_plies"] == float(np.median([r["plies"] for r in mine]))
+    won = [r for r in doc["game_records"] if r["score"] == 1.0]
+    assert ended["wins"]["terminations"] == {"no legal moves": len(won)}
+    # a won game ends with the loser unable to move: here, against random, with A ahead on the board
+    assert ended["wins"]["median_piece_margin"] > 0
     assert png.read_bytes()[:4] == b"\x89PNG"
-    assert "Elo A-B" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "Elo A-B" in printed and "A wins   ended after" in printed
     # the same seed replays the same games
     out2 = tmp_path / "m2.json"
     assert evaluate.main(argv[:-6] + ["--json", str(out2)]) == 0
