@@ -15,7 +15,7 @@ draw counter) or, as a safety net, is scored a draw after ``--max-plies``.
 
 Reports, from A's side: wins, draws and losses with Wilson 95% intervals, the
 score with its interval, the Elo difference with its interval
-(:mod:`train.arena.ratings`), and how the games ended (:func:`endings`: by
+(:mod:`train.arena.ratings`), and how the games ended (:func:`train.arena.endings`: by
 A's result, the median plies, the terminations and A's pieces minus B's at the
 end); a round robin (``--agents``) also fits an Elo table.
 ``--json`` writes the numbers (keys ``games``, ``wins``, ``draws``,
@@ -58,7 +58,7 @@ from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
 
-from .arena import fit_elo, match_stats, paired_difference, paired_openings, play_match
+from .arena import endings, fit_elo, game_ending, match_stats, paired_difference, paired_openings, play_match
 from .arena.openings import Opening
 from .progress import progress_bar
 
@@ -66,7 +66,6 @@ __all__ = [
     "GameJob",
     "play_game",
     "run_arena",
-    "endings",
     "summarize",
     "report",
     "write_json",
@@ -114,8 +113,6 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
     names = {game.a_colour: job.a, game.a_colour.other: job.b}
     result = pdn_result(variant, game.winner)  # the first player's score first, as the variant's PDN writes
     white, black = (names[c] for c in sorted(names, key=int))
-    pieces = {side: [len(board.pieces(c, kings=False)), len(board.pieces(c, kings=True))]
-              for side, c in (("a", game.a_colour), ("b", game.a_colour.other))}  # fmt: skip
     tags = {
         "Event": "checkers-env arena",
         "Round": str(job.index + 1),
@@ -131,11 +128,8 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
         "b": job.b,
         "a_colour": game.a_colour.name.lower(),
         "opening": job.opening.name,
-        "score": game.score,
+        **game_ending(game),
         "result": result,
-        "plies": len(board.move_stack),
-        "termination": game.termination,
-        "pieces": pieces,
         "pdn": game_to_pdn(board, tags, result),
     }
 
@@ -209,27 +203,6 @@ def run_arena(
         bar.close()
     records.sort(key=lambda r: r["index"])
     return records, interrupted
-
-
-def endings(records: list[dict]) -> dict[str, dict]:
-    """How the games of one pairing ended, by A's result (``wins``, ``draws``, ``losses``): the games,
-    the median plies, the terminations counted, and the median of A's pieces minus B's at the end (men
-    and kings alike). Where a match is lost shows here: losses by a wiped-out side long after the
-    opening, or draws at the move cap with A a piece behind, say different things about an agent."""
-    out = {}
-    for key, score in (("wins", 1.0), ("draws", 0.5), ("losses", 0.0)):
-        mine = [r for r in records if r["score"] == score]
-        terminations: dict[str, int] = {}
-        for r in mine:
-            terminations[r["termination"]] = terminations.get(r["termination"], 0) + 1
-        margins = [sum(r["pieces"]["a"]) - sum(r["pieces"]["b"]) for r in mine if "pieces" in r]
-        out[key] = {
-            "games": len(mine),
-            "median_plies": float(np.median([r["plies"] for r in mine])) if mine else None,
-            "terminations": dict(sorted(terminations.items(), key=lambda kv: -kv[1])),
-            "median_piece_margin": float(np.median(margins)) if margins else None,
-        }
-    return out
 
 
 def summarize(

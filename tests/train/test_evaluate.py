@@ -178,6 +178,32 @@ def test_max_plies_adjudicates_a_draw():
     assert Board("american").turn.name.lower() == record["a_colour"]
 
 
+def test_a_match_document_says_how_its_games_ended():
+    from agents import make_agent
+    from train.arena import evaluate as arena_evaluate
+    from train.arena import game_ending
+
+    doc, games = arena_evaluate("american", make_agent("minimax:2", "american", 0), "random", 6, seed=1, max_moves=40)
+    ended = doc["endings"]
+    assert [ended[k]["games"] for k in ("wins", "draws", "losses")] == [doc["wins"], doc["draws"], doc["losses"]]
+    for game in games:
+        record = game_ending(game)
+        a, b = game.a_colour, game.a_colour.other
+        assert record["pieces"]["a"] == [len(game.board.pieces(a, kings=False)), len(game.board.pieces(a, kings=True))]
+        assert record["pieces"]["b"] == [len(game.board.pieces(b, kings=False)), len(game.board.pieces(b, kings=True))]
+        assert record["plies"] == len(game.board.move_stack) and record["score"] == game.score
+    # minimax:2 against random in 40 moves past the opening: some wiped out, the others drawn by the cap
+    won = [g for g in games if g.score == 1.0]
+    drawn = [g for g in games if g.score == 0.5]
+    assert won and drawn and len(won) + len(drawn) == 6
+    assert ended["wins"]["terminations"] == {"no legal moves": len(won)}
+    assert ended["draws"]["terminations"] == {"draw by the cap of 40 moves": len(drawn)}
+    assert ended["draws"]["median_plies"] == float(np.median([len(g.board.move_stack) for g in drawn]))
+    margins = [sum(game_ending(g)["pieces"]["a"]) - sum(game_ending(g)["pieces"]["b"]) for g in drawn]
+    assert ended["draws"]["median_piece_margin"] == float(np.median(margins)) > 0
+    assert ended["losses"] == {"games": 0, "median_plies": None, "terminations": {}, "median_piece_margin": None}
+
+
 def test_output_files_go_into_folders_made_before_the_match(tmp_path, capsys):
     out = tmp_path / "new" / "deeper" / "games.pdn"
     argv = ["--a", "random", "--b", "random", "--games", "2", "--workers", "1", "--quiet"]

@@ -1,7 +1,8 @@
 """The arena: matches between any agents, balloted openings, and the statistics that rate them.
 
-* :mod:`train.arena.match`: the one match loop (:func:`play_match`) and
-  :func:`evaluate` (an agent against an opponent, from paired openings);
+* :mod:`train.arena.match`: the one match loop (:func:`play_match`),
+  :func:`evaluate` (an agent against an opponent, from paired openings) and
+  how a match's games ended (:func:`endings`);
 * :mod:`train.arena.openings`: balloted openings and their pairing with colours reversed;
 * :mod:`train.arena.ratings`: Wilson intervals, Elo differences, paired differences, Elo tables.
 
@@ -10,7 +11,7 @@
 
 from __future__ import annotations
 
-from .match import MATCH_MOVE_CAP, GameResult, evaluate, match_summary, play_match
+from .match import MATCH_MOVE_CAP, GameResult, endings, evaluate, game_ending, match_summary, play_match
 from .openings import Opening, ballot, paired_openings
 from .ratings import MatchStats, PairedDifference, fit_elo, match_stats, paired_difference, score_interval
 
@@ -21,8 +22,10 @@ __all__ = [
     "Opening",
     "PairedDifference",
     "ballot",
+    "endings",
     "evaluate",
     "fit_elo",
+    "game_ending",
     "match_stats",
     "match_summary",
     "paired_difference",

@@ -14,8 +14,11 @@ net), or is lost by an agent that returns an illegal move.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from agents.base import Agent, make_agent
 from checkers_env.core import Board, Color, Move, Rules, get_rules
@@ -24,7 +27,7 @@ from ..progress import progress_bar
 from .openings import Opening, paired_openings
 from .ratings import match_stats
 
-__all__ = ["MATCH_MOVE_CAP", "GameResult", "play_match", "evaluate", "match_summary"]
+__all__ = ["MATCH_MOVE_CAP", "GameResult", "play_match", "evaluate", "match_summary", "game_ending", "endings"]
 
 MATCH_MOVE_CAP = 200
 """Whole moves past its opening after which a match game still going is scored a draw, unless a caller
@@ -128,8 +131,44 @@ def evaluate(
 
 def match_summary(opponent: str, results: Sequence[GameResult]) -> dict:
     """The statistics document of a match from A's side (:meth:`~train.arena.ratings.MatchStats.as_dict`
-    plus ``"opponent"``), as :func:`evaluate` returns it."""
+    plus ``"opponent"`` and ``"endings"``, see :func:`endings`), as :func:`evaluate` returns it."""
     wins = sum(r.score == 1.0 for r in results)
     draws = sum(r.score == 0.5 for r in results)
     stats = match_stats(wins, draws, len(results) - wins - draws)
-    return {"opponent": opponent, **stats.as_dict()}
+    return {"opponent": opponent, **stats.as_dict(), "endings": endings([game_ending(r) for r in results])}
+
+
+def game_ending(result: GameResult) -> dict:
+    """How one game ended, as plain data: A's ``score``, the ``plies`` on the board's stack (the
+    opening's included), the ``termination``, and each side's ``pieces`` at the end, ``{"a": [men,
+    kings], "b": [men, kings]}``."""
+    board, a = result.board, result.a_colour
+    return {
+        "score": result.score,
+        "plies": len(board.move_stack),
+        "termination": result.termination,
+        "pieces": {
+            side: [len(board.pieces(c, kings=False)), len(board.pieces(c, kings=True))]
+            for side, c in (("a", a), ("b", a.other))
+        },
+    }
+
+
+def endings(games: Sequence[Mapping]) -> dict[str, dict]:
+    """How the games of a match ended (each a :func:`game_ending` or a record with its keys), by A's
+    result: for ``wins``, ``draws`` and ``losses``, the ``games``, the ``median_plies``, the
+    ``terminations`` counted (most frequent first) and the ``median_piece_margin``, A's pieces minus
+    B's at the end, men and kings alike (None where there are no games). Where a match is lost shows
+    here: wipe-outs a hundred plies in and draws at the cap a piece behind are different weaknesses."""
+    out = {}
+    for key, score in (("wins", 1.0), ("draws", 0.5), ("losses", 0.0)):
+        mine = [g for g in games if g["score"] == score]
+        terminations = Counter(g["termination"] for g in mine)
+        margins = [sum(g["pieces"]["a"]) - sum(g["pieces"]["b"]) for g in mine if "pieces" in g]
+        out[key] = {
+            "games": len(mine),
+            "median_plies": float(np.median([g["plies"] for g in mine])) if mine else None,
+            "terminations": dict(terminations.most_common()),
+            "median_piece_margin": float(np.median(margins)) if margins else None,
+        }
+    return out
