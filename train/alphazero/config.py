@@ -20,7 +20,7 @@ class SelfPlayConfig:
     max_moves: int = 120
     """Whole moves after which a self-play game is stopped and adjudicated. It stops about half the
     games (of the games a run logs, 58% on american, 52% on international). On international, whose
-    evaluation games against minimax:4 are lost 100 to 180 plies in, the arena's 200
+    evaluation games against minimax:4 are lost 90 to 180 plies in, the arena's 200
     (:data:`train.arena.MATCH_MOVE_CAP`; 17% stopped) played 21% fewer games for as many positions and
     scored -0.02 [-0.11, +0.07] paired side by side (45 minutes on one core each, docs/BENCHMARKS.md)."""
     temperature_moves: int = 12
