@@ -62,16 +62,7 @@ from .arena import endings, fit_elo, game_ending, match_stats, paired_difference
 from .arena.openings import Opening
 from .progress import progress_bar
 
-__all__ = [
-    "GameJob",
-    "play_game",
-    "run_arena",
-    "summarize",
-    "report",
-    "write_json",
-    "earlier_scores",
-    "main",
-]
+__all__ = ["GameJob", "play_game", "run_arena", "summarize", "report", "write_json", "earlier_scores", "main"]
 
 
 @dataclass(frozen=True)
