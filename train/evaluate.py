@@ -311,8 +311,8 @@ def report(doc: dict) -> str:
         for key, e in p.get("endings", {}).items():
             if e["games"]:
                 how = ", ".join(f"{t} {c}" for t, c in e["terminations"].items())
-                margin = "" if e["median_piece_margin"] is None else f", A {e['median_piece_margin']:+g} pieces"
-                lines.append(f"  A {key:<6} ended after {e['median_plies']:g} plies (median{margin}): {how}")
+                lines.append(f"  A {key:<6} ended after {e['median_plies']:g} plies (median, "
+                             f"A {e['median_piece_margin']:+g} pieces): {how}")  # fmt: skip
     if "elo_table" in doc:
         lines.append(f"Elo table ({doc['variant']}, anchored at {doc['agents'][0]} = 0, 95% intervals):")
         for row in sorted(doc["elo_table"], key=lambda r: -r["elo"]):

@@ -164,11 +164,11 @@ def endings(games: Sequence[Mapping]) -> dict[str, dict]:
     for key, score in (("wins", 1.0), ("draws", 0.5), ("losses", 0.0)):
         mine = [g for g in games if g["score"] == score]
         terminations = Counter(g["termination"] for g in mine)
-        margins = [sum(g["pieces"]["a"]) - sum(g["pieces"]["b"]) for g in mine if "pieces" in g]
+        margins = [sum(g["pieces"]["a"]) - sum(g["pieces"]["b"]) for g in mine]
         out[key] = {
             "games": len(mine),
             "median_plies": float(np.median([g["plies"] for g in mine])) if mine else None,
             "terminations": dict(terminations.most_common()),
-            "median_piece_margin": float(np.median(margins)) if margins else None,
+            "median_piece_margin": float(np.median(margins)) if mine else None,
         }
     return out
