@@ -232,6 +232,7 @@ def load_agent(
     c_puct: float | None = None,
     fpu_reduction: float | None = None,
     reuse_tree: bool | None = None,
+    material_mix: float | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     **net_overrides: int,
@@ -252,6 +253,8 @@ def load_agent(
         reuse_tree: whether a search keeps the subtree of the position it reaches from the last
             search's tree (alphazero, :attr:`~agents.mcts.MCTSConfig.reuse_tree`; default: as stored,
             which is off: the learner writes its checkpoints to search afresh).
+        material_mix: weight of the material estimate in the search's leaf values (alphazero,
+            :attr:`~agents.mcts.MCTSConfig.material_mix`; default: as trained).
         device: torch device of the network.
         dtype: number format of the search's forward passes (alphazero; ``float32``,
             ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
@@ -285,7 +288,8 @@ def load_agent(
         known = {f.name for f in fields(MCTSConfig)}
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
         chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
-                  "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree}  # fmt: skip
+                  "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree,
+                  "material_mix": material_mix}  # fmt: skip
         try:
             mcts = replace(mcts, **{k: v for k, v in chosen.items() if v is not None})  # validated again
         except ValueError as exc:
@@ -294,22 +298,22 @@ def load_agent(
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree)
+    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree, material_mix)
     if any(v is not None for v in searching) or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
-                              "(no sims, time, root, c_puct, fpu, reuse or dtype)")  # fmt: skip
+                              "(no sims, time, root, c_puct, fpu, reuse, mix or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
-                 "fpu": float, "reuse": parse_flag}  # fmt: skip
-_SPEC_USAGE = ("PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,"
+                 "fpu": float, "reuse": parse_flag, "mix": float}  # fmt: skip
+_SPEC_USAGE = ("PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,mix=W,"
                "dtype=float32|bfloat16|auto")  # fmt: skip
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
     """The ``.pt`` agent-spec loader (see :mod:`agents.base`):
-    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,dtype=D]``.
+    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,mix=W,dtype=D]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
     a move may take, ``root`` the root search (``puct`` or ``gumbel``),
@@ -317,7 +321,8 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     urgency reduction (an unvisited leg's value below its parent's),
     ``reuse=1`` keeps each search's subtree for the next search (the position
     after the agent's leg and the opponent's reply; ``reuse=0``: every
-    search starts afresh), ``dtype`` the number format of the network in the search (``float32``,
+    search starts afresh), ``mix`` the weight of the material estimate in the search's leaf values
+    (:attr:`~agents.mcts.MCTSConfig.material_mix`), ``dtype`` the number format of the network in the search (``float32``,
     the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
     as it was trained, in float32.
     """
@@ -339,6 +344,7 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             c_puct=opts.get("c_puct"),
             fpu_reduction=opts.get("fpu"),
             reuse_tree=opts.get("reuse"),
+            material_mix=opts.get("mix"),
             dtype=opts.get("dtype", "float32"),
         )
     except AgentSpecError:

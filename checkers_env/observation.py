@@ -43,11 +43,23 @@ from .core import movegen as mg
 from .core.jit import kernel
 from .encoding import T_CELL_BIT, T_SIZE
 
-__all__ = ["NUM_PLANES", "PLY_SCALE", "observation_shape", "write_planes", "PLANE_NAMES"]
+__all__ = [
+    "NUM_PLANES",
+    "PLY_SCALE",
+    "KING_MATERIAL",
+    "observation_shape",
+    "write_planes",
+    "PLANE_NAMES",
+    "material_lead",
+]
 
 NUM_PLANES = 8
 PLY_SCALE = 200
 """Plies that fill the move-number plane when no ``max_moves`` is set."""
+
+KING_MATERIAL = 1.5
+"""What a king counts in a material count in which a man counts 1 (self-play's adjudication, the
+material targets, the search's material estimate)."""
 
 PLANE_NAMES = (
     "own men",
@@ -131,3 +143,17 @@ def planes_of(board, perspective: int | None = None, ply_scale: int = PLY_SCALE)
     who = int(board.turn) if perspective is None else int(perspective)
     write_planes(make_tables(size), board.state, who, -1, -1, 0, board.rules.draw_plies, ply_scale, board.ply, out)
     return out
+
+
+def material_lead(planes: np.ndarray) -> np.ndarray:
+    """The observer's material lead (man 1, king :data:`KING_MATERIAL`) in observation planes:
+    ``float32[...]`` for planes ``float32[..., NUM_PLANES, N, N]``. Pieces already jumped in a
+    capture in progress (plane 5) count as gone."""
+    planes = np.asarray(planes)
+    if planes.ndim < 3 or planes.shape[-3] != NUM_PLANES:
+        raise ValueError(f"planes must be [..., {NUM_PLANES}, N, N], got shape {planes.shape}")
+    men, kings, their_men, their_kings = (planes[..., i, :, :].astype(np.float32) for i in range(4))
+    standing = 1.0 - planes[..., 5, :, :].astype(np.float32)
+    own = men.sum((-2, -1)) + KING_MATERIAL * kings.sum((-2, -1))
+    opponent = (their_men * standing).sum((-2, -1)) + KING_MATERIAL * (their_kings * standing).sum((-2, -1))
+    return (own - opponent).astype(np.float32)

@@ -281,3 +281,18 @@ def test_piece_planes_match_the_board(variant):
         assert np.array_equal(planes[:4], expected)
         assert not planes[4:6].any()
         board.push(rng.choice(board.legal_moves()))
+
+
+def test_material_lead_counts_the_observers_men_and_kings_and_not_the_jumped():
+    from checkers_env.core import Board
+    from checkers_env.observation import KING_MATERIAL, material_lead, planes_of
+
+    board = Board("international", fen="W:WK46,47,48:B1,2,K3,K4")
+    white, black = planes_of(board, 0), planes_of(board, 1)
+    assert material_lead(white) == pytest.approx(2 + KING_MATERIAL - 2 - 2 * KING_MATERIAL)
+    np.testing.assert_allclose(material_lead(np.stack([white, black])), [-1.5, 1.5])
+    # a man jumped in a capture in progress (plane 5) already counts as gone
+    white[5] = white[2] * (np.cumsum(white[2]).reshape(white[2].shape) == 1)
+    assert material_lead(white) == pytest.approx(-0.5)
+    with pytest.raises(ValueError, match="planes must be"):
+        material_lead(np.zeros((3, 10, 10), np.float32))

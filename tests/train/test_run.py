@@ -368,9 +368,12 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     keeping = make_agent(f"{path}:sims=5,reuse=1", "american", seed=3)
     assert keeping.mcts_config.reuse_tree and not make_agent(f"{path}:reuse=no", "american").mcts_config.reuse_tree
     _plays(keeping)
+    mixing = make_agent(f"{path}:sims=5,mix=0.4", "american", seed=3)
+    assert mixing.mcts_config.material_mix == 0.4 and agent.mcts_config.material_mix == 0.0  # as trained
+    _plays(mixing)
     bad_specs = (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta",
                  f"{path}:dtype=float16", f"{path}:c_puct=0", f"{path}:c_puct=-1", f"{path}:fpu=x",
-                 f"{path}:reuse=maybe", f"{path}:root=gumbel,reuse=1")  # fmt: skip
+                 f"{path}:reuse=maybe", f"{path}:root=gumbel,reuse=1", f"{path}:mix=1.5", f"{path}:mix=x")  # fmt: skip
     for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")

@@ -28,8 +28,10 @@ import zlib
 
 import numpy as np
 
+from checkers_env.observation import material_lead
+
 from .config import AlphaZeroConfig
-from .selfplay import KING_MATERIAL, POLICY_SLOTS, GameRecord
+from .selfplay import POLICY_SLOTS, GameRecord
 
 __all__ = ["ReplayBuffer", "GameLog", "encode_record", "decode_record", "material_targets", "MATERIAL_SCALE"]
 
@@ -54,13 +56,8 @@ def material_targets(observations: np.ndarray, colours: np.ndarray, move_numbers
     n = len(colours)
     if n == 0:
         return np.zeros(0, dtype=np.float32)
-    men, kings, their_men, their_kings, jumped = (
-        observations[:, [0, 1, 2, 3, 5]].astype(np.float32).transpose(1, 0, 2, 3)
-    )
-    standing = 1 - jumped
-    own = men.sum((1, 2)) + KING_MATERIAL * kings.sum((1, 2))
-    opponent = (their_men * standing).sum((1, 2)) + KING_MATERIAL * (their_kings * standing).sum((1, 2))
-    white_lead = np.where(colours == 0, own - opponent, opponent - own)
+    lead = material_lead(observations)
+    white_lead = np.where(colours == 0, lead, -lead)
     moves = np.arange(n) if len(move_numbers) != n else move_numbers.astype(np.int64)
     later = np.minimum(np.searchsorted(moves, moves + horizon, side="left"), n - 1)
     white_gain = white_lead[later] - white_lead

@@ -45,6 +45,7 @@ from agents.networks import NetConfig, PolicyValueNet
 from checkers_env.core.board import Board
 from checkers_env.core.variants import Rules, get_rules
 from checkers_env.game import STEP_TERMINATED, LegGames
+from checkers_env.observation import KING_MATERIAL
 
 from ..arena.openings import american_three_move, ballot
 from .config import SelfPlayConfig
@@ -165,10 +166,6 @@ def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winne
         return np.zeros(len(colours), dtype=np.float32)
     sign = np.where(colours == winner, 1.0, -1.0)
     return (sign * scale * discount ** (end - move_numbers.astype(np.float64))).astype(np.float32)
-
-
-KING_MATERIAL = 1.5
-"""Material of a king, in men, wherever self-play counts material (adjudication, the material head's targets)."""
 
 
 def adjudicate(board: Board, margin: float) -> int:
