@@ -313,6 +313,11 @@ def report(doc: dict) -> str:
                 how = ", ".join(f"{t} {c}" for t, c in e["terminations"].items())
                 lines.append(f"  A {key:<6} ended after {e['median_plies']:g} plies (median, "
                              f"A {e['median_piece_margin']:+g} pieces): {how}")  # fmt: skip
+                for side in ("behind", "ahead"):
+                    held = e[f"{side}_for_good"]
+                    if held["games"]:
+                        lines.append(f"           {held['games']} of them {side} by two pieces or more "
+                                     f"from ply {held['median_from']:g} (median) to the end")  # fmt: skip
     if "elo_table" in doc:
         lines.append(f"Elo table ({doc['variant']}, anchored at {doc['agents'][0]} = 0, 95% intervals):")
         for row in sorted(doc["elo_table"], key=lambda r: -r["elo"]):

@@ -192,6 +192,18 @@ def test_a_match_document_says_how_its_games_ended():
         assert record["pieces"]["a"] == [len(game.board.pieces(a, kings=False)), len(game.board.pieces(a, kings=True))]
         assert record["pieces"]["b"] == [len(game.board.pieces(b, kings=False)), len(game.board.pieces(b, kings=True))]
         assert record["plies"] == len(game.board.move_stack) and record["score"] == game.score
+        # the margins ply by ply, replayed from the start position
+        replay, margins = Board("american"), []
+        for move in [None, *game.board.move_stack]:
+            if move is not None:
+                replay.push(move)
+            margins.append(len(replay.pieces(a)) - len(replay.pieces(b)))
+        for key, decisive in (("behind_from", lambda m: m <= -2), ("ahead_from", lambda m: m >= 2)):
+            start = record[key]
+            if start is None:
+                assert not decisive(margins[-1])
+            else:
+                assert all(decisive(m) for m in margins[start:]) and (start == 0 or not decisive(margins[start - 1]))
     # minimax:2 against random in 40 moves past the opening: some wiped out, the others drawn by the cap
     won = [g for g in games if g.score == 1.0]
     drawn = [g for g in games if g.score == 0.5]
@@ -201,7 +213,13 @@ def test_a_match_document_says_how_its_games_ended():
     assert ended["draws"]["median_plies"] == float(np.median([len(g.board.move_stack) for g in drawn]))
     margins = [sum(game_ending(g)["pieces"]["a"]) - sum(game_ending(g)["pieces"]["b"]) for g in drawn]
     assert ended["draws"]["median_piece_margin"] == float(np.median(margins)) > 0
-    assert ended["losses"] == {"games": 0, "median_plies": None, "terminations": {}, "median_piece_margin": None}
+    ahead = [game_ending(g)["ahead_from"] for g in won]
+    assert None not in ahead  # each win a wipe-out with pieces to spare
+    assert ended["wins"]["ahead_for_good"] == {"games": len(won), "median_from": float(np.median(ahead))}
+    assert ended["wins"]["behind_for_good"] == {"games": 0, "median_from": None}
+    assert ended["losses"] == {"games": 0, "median_plies": None, "terminations": {}, "median_piece_margin": None,
+                               "behind_for_good": {"games": 0, "median_from": None},
+                               "ahead_for_good": {"games": 0, "median_from": None}}  # fmt: skip
 
 
 def test_output_files_go_into_folders_made_before_the_match(tmp_path, capsys):

@@ -140,9 +140,12 @@ def match_summary(opponent: str, results: Sequence[GameResult]) -> dict:
 
 def game_ending(result: GameResult) -> dict:
     """How one game ended, as plain data: A's ``score``, the ``plies`` on the board's stack (the
-    opening's included), the ``termination``, and each side's ``pieces`` at the end, ``{"a": [men,
-    kings], "b": [men, kings]}``."""
+    opening's included), the ``termination``, each side's ``pieces`` at the end, ``{"a": [men,
+    kings], "b": [men, kings]}``, and ``behind_from`` / ``ahead_from``: the plies played (as
+    ``plies`` counts them) from which A stayed at least :data:`DECISIVE_MARGIN` pieces behind (ahead)
+    to the end, None where it did not end so."""
     board, a = result.board, result.a_colour
+    margins = piece_margins(board, a)
     return {
         "score": result.score,
         "plies": len(board.move_stack),
@@ -151,15 +154,47 @@ def game_ending(result: GameResult) -> dict:
             side: [len(board.pieces(c, kings=False)), len(board.pieces(c, kings=True))]
             for side, c in (("a", a), ("b", a.other))
         },
+        "behind_from": _held_from(margins, lambda m: m <= -DECISIVE_MARGIN),
+        "ahead_from": _held_from(margins, lambda m: m >= DECISIVE_MARGIN),
     }
+
+
+DECISIVE_MARGIN = 2
+"""Pieces (men and kings alike) by which a side behind for good is behind, in :func:`game_ending`."""
+
+
+def piece_margins(board: Board, colour: Color) -> list[int]:
+    """``colour``'s pieces minus the other side's (men and kings alike) after each ply of ``board``'s
+    move stack, ``[0]`` before the first: ``len(board.move_stack) + 1`` margins."""
+    replay = board.copy()
+    margins = []
+    while True:
+        margins.append(len(replay.pieces(colour)) - len(replay.pieces(colour.other)))
+        if not replay.move_stack:
+            break
+        replay.pop()
+    return margins[::-1]
+
+
+def _held_from(margins: list[int], holds: Callable[[int], bool]) -> int | None:
+    """The first index from which ``holds`` is true of every margin to the end (None: not of the last)."""
+    start = None
+    for i in range(len(margins) - 1, -1, -1):
+        if not holds(margins[i]):
+            break
+        start = i
+    return start
 
 
 def endings(games: Sequence[Mapping]) -> dict[str, dict]:
     """How the games of a match ended (each a :func:`game_ending` or a record with its keys), by A's
     result: for ``wins``, ``draws`` and ``losses``, the ``games``, the ``median_plies``, the
-    ``terminations`` counted (most frequent first) and the ``median_piece_margin``, A's pieces minus
-    B's at the end, men and kings alike (None where there are no games). Where a match is lost shows
-    here: wipe-outs a hundred plies in and draws at the cap a piece behind are different weaknesses."""
+    ``terminations`` counted (most frequent first), the ``median_piece_margin``, A's pieces minus
+    B's at the end, men and kings alike (None where there are no games), and ``behind_for_good`` /
+    ``ahead_for_good``: of the games A ended two pieces behind (ahead), how many (``games``) and the
+    median ply from which it stayed so (``median_from``; None where there are none). Where a match is
+    lost shows here: wipe-outs a hundred plies in and draws at the cap a piece behind are different
+    weaknesses, and a wipe-out that was two pieces behind from ply 40 was lost in the middle game."""
     out = {}
     for key, score in (("wins", 1.0), ("draws", 0.5), ("losses", 0.0)):
         mine = [g for g in games if g["score"] == score]
@@ -170,5 +205,12 @@ def endings(games: Sequence[Mapping]) -> dict[str, dict]:
             "median_plies": float(np.median([g["plies"] for g in mine])) if mine else None,
             "terminations": dict(terminations.most_common()),
             "median_piece_margin": float(np.median(margins)) if mine else None,
+            **{f"{side}_for_good": _held(mine, f"{side}_from") for side in ("behind", "ahead")},
         }
     return out
+
+
+def _held(games: Sequence[Mapping], key: str) -> dict:
+    """How many of ``games`` have ``key`` (``behind_from`` or ``ahead_from``), and its median."""
+    plies = [g[key] for g in games if g[key] is not None]
+    return {"games": len(plies), "median_from": float(np.median(plies)) if plies else None}
