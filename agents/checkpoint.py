@@ -321,8 +321,9 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     urgency reduction (an unvisited leg's value below its parent's),
     ``reuse=1`` keeps each search's subtree for the next search (the position
     after the agent's leg and the opponent's reply; ``reuse=0``: every
-    search starts afresh), ``mix`` the weight of the material estimate in the search's leaf values
-    (:attr:`~agents.mcts.MCTSConfig.material_mix`), ``dtype`` the number format of the network in the search (``float32``,
+    search starts afresh), ``mix`` the weight of the material estimate in
+    the search's leaf values (:attr:`~agents.mcts.MCTSConfig.material_mix`),
+    ``dtype`` the number format of the network in the search (``float32``,
     the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
     as it was trained, in float32.
     """

@@ -165,7 +165,7 @@ DECISIVE_MARGIN = 2
 
 def piece_margins(board: Board, colour: Color) -> list[int]:
     """``colour``'s pieces minus the other side's (men and kings alike) after each ply of ``board``'s
-    move stack, ``[0]`` before the first: ``len(board.move_stack) + 1`` margins."""
+    move stack: ``len(board.move_stack) + 1`` margins, the first before any ply was played."""
     replay = board.copy()
     margins = []
     while True:
