@@ -133,7 +133,9 @@ class MCTSConfig:
     network alone, as AlphaZero. A weak network's values barely tell a position a man down from an
     even one, which a few plies of search then cannot exploit; the material term gives the search
     that signal from the first game, as AlphaGo mixed its value network with rollouts. Exact values
-    of ended games are not mixed."""
+    of ended games are not mixed. Off by default: on international, 0.3 scored -0.05 [-0.17, +0.07]
+    at play (a 60-minute checkpoint against minimax:4) and -0.04 [-0.15, +0.07] in training (45
+    minutes on one core each, side by side; docs/BENCHMARKS.md)."""
     material_scale: float = 3.0
     """Material lead that the material estimate puts at ``tanh(1)`` (0.76)."""
 
