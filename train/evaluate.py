@@ -11,7 +11,8 @@ player's side in the other. Each game is played by the arena's match loop
 (``--workers``, default: every core), each agent reseeded per game from
 ``--seed``, so a match replays exactly whatever the number of workers (with
 depth- or node-limited agents). A game ends by the rules (no legal move, the
-draw counter) or, as a safety net, is scored a draw after ``--max-plies``.
+draw counter) or, as a safety net, is scored a draw after ``--max-plies`` (the
+arena's :data:`~train.arena.MATCH_MOVE_CAP`, 200, unless given).
 
 Reports, from A's side: wins, draws and losses with Wilson 95% intervals, the
 score with its interval, the Elo difference with its interval
@@ -24,8 +25,8 @@ and more; atomically), ``--pdn``
 every game, ``--plot`` a PNG. ``--paired-with FILE`` scores a match against an
 earlier one on the same openings with the same colours against the same B,
 game by game (a ``--json`` file of this command, or a ``benchmark.json`` of
-``train.benchmark``, whose games against B it takes, played with
-``--max-plies 200``): A's score minus the
+``train.benchmark``, whose games against B it takes, played with the
+arena's cap of 200): A's score minus the
 earlier A's, with its 95% interval (:func:`train.arena.paired_difference`).
 The openings' share of the noise cancels, so one changed search setting of a
 checkpoint (``RUN/best.pt:c_puct=1.0`` against ``RUN/best.pt``) is measured
@@ -58,7 +59,16 @@ from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
 
-from .arena import endings, fit_elo, game_ending, match_stats, paired_difference, paired_openings, play_match
+from .arena import (
+    MATCH_MOVE_CAP,
+    endings,
+    fit_elo,
+    game_ending,
+    match_stats,
+    paired_difference,
+    paired_openings,
+    play_match,
+)
 from .arena.openings import Opening
 from .progress import progress_bar
 
@@ -151,7 +161,7 @@ def run_arena(
     games: int,
     seed: int,
     workers: int = 1,
-    max_plies: int = 400,
+    max_plies: int = MATCH_MOVE_CAP,
     progress: bool = True,
 ) -> tuple[list[dict], bool]:
     """Play every pairing of ``specs`` (``games`` games each); return ``(records, interrupted)``.
@@ -400,7 +410,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seeds the openings and every agent")
     parser.add_argument("--workers", type=int, default=usable_cores(), help="parallel games (processes)")
     parser.add_argument(
-        "--max-plies", type=int, default=400, help="score a game still going after this many plies a draw"
+        "--max-plies",
+        type=int,
+        default=MATCH_MOVE_CAP,
+        help="score a game still going after this many plies past the opening a draw (default: the arena's "
+        f"cap, {MATCH_MOVE_CAP}, which benchmarks and training evaluations use)",
     )
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--pdn", metavar="PATH", help="write every game as PDN")

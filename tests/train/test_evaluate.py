@@ -278,14 +278,14 @@ def test_paired_with_reads_a_benchmark_file(tmp_path):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (["--seed", "4"], "--seed 3, --max-plies 400, B = minimax:1; this match is american, 2 games, --seed 4,"),
+        (["--seed", "4"], "--seed 3, --max-plies 200, B = minimax:1; this match is american, 2 games, --seed 4,"),
         (
             ["--b", "minimax:2"],
-            "B = minimax:1; this match is american, 2 games, --seed 3, --max-plies 400, B = minimax:2",
+            "B = minimax:1; this match is american, 2 games, --seed 3, --max-plies 200, B = minimax:2",
         ),
         (
-            ["--max-plies", "200"],
-            "--max-plies 400, B = minimax:1; this match is american, 2 games, --seed 3, --max-plies 200",
+            ["--max-plies", "400"],
+            "--max-plies 200, B = minimax:1; this match is american, 2 games, --seed 3, --max-plies 400",
         ),
         (["--games", "4"], "played american, 2 games"),
         (["--variant", "russian"], "played american"),
