@@ -124,7 +124,11 @@ class MCTSConfig:
     both fit (a larger subtree is dropped). PUCT root only: sequential halving plans a fresh root.
     Off by default: measured side by side (docs/BENCHMARKS.md, 2026-12-05), an american checkpoint at
     128 simulations kept 20 visits a search on average against minimax:4 and scored -0.02 [-0.085,
-    +0.045] paired; in self-play (30 minutes on one core) +0.03 [-0.068, +0.128]."""
+    +0.045] paired; in self-play (30 minutes on one core) +0.03 [-0.068, +0.128]. On international
+    self-play (45 minutes on one core) it played 14% fewer games (a kept subtree's simulations reach
+    new positions, where a fresh search's repeat its last search's and the evaluation cache answers
+    them) and scored +0.185 [+0.06, +0.31] against minimax:2, +0.015 [-0.10, +0.13] against
+    minimax:4."""
 
     material_mix: float = 0.0
     """Weight of a material estimate in the value of every leaf the network evaluates:
