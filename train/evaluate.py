@@ -69,6 +69,7 @@ from .arena import (
     paired_openings,
     play_match,
 )
+from .arena.match import DECISIVE_MARGIN
 from .arena.openings import Opening
 from .progress import progress_bar
 
@@ -326,7 +327,7 @@ def report(doc: dict) -> str:
                 for side in ("behind", "ahead"):
                     held = e[f"{side}_for_good"]
                     if held["games"]:
-                        lines.append(f"           {held['games']} of them {side} by two pieces or more "
+                        lines.append(f"           {held['games']} of them {side} by {DECISIVE_MARGIN} pieces or more "
                                      f"from ply {held['median_from']:g} (median) to the end")  # fmt: skip
     if "elo_table" in doc:
         lines.append(f"Elo table ({doc['variant']}, anchored at {doc['agents'][0]} = 0, 95% intervals):")

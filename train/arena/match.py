@@ -145,7 +145,7 @@ def game_ending(result: GameResult) -> dict:
     ``plies`` counts them) from which A stayed at least :data:`DECISIVE_MARGIN` pieces behind (ahead)
     to the end, None where it did not end so."""
     board, a = result.board, result.a_colour
-    margins = piece_margins(board, a)
+    margins = _piece_margins(board, a)
     return {
         "score": result.score,
         "plies": len(board.move_stack),
@@ -163,7 +163,7 @@ DECISIVE_MARGIN = 2
 """Pieces (men and kings alike) by which a side behind for good is behind, in :func:`game_ending`."""
 
 
-def piece_margins(board: Board, colour: Color) -> list[int]:
+def _piece_margins(board: Board, colour: Color) -> list[int]:
     """``colour``'s pieces minus the other side's (men and kings alike) after each ply of ``board``'s
     move stack: ``len(board.move_stack) + 1`` margins, the first before any ply was played."""
     replay = board.copy()
