@@ -1014,11 +1014,11 @@ class BatchedMCTS:
         if need.size:
             obs = leaves.obs[need]
             priors, values = evaluator(obs, leaves.masks[need])
-            self._priors[need] = priors
-            self._values[need] = values
             if c.material_mix > 0:
                 material = np.tanh(material_lead(obs) / c.material_scale)
-                self._values[need] = (1.0 - c.material_mix) * self._values[need] + c.material_mix * material
+                values = (1.0 - c.material_mix) * values + c.material_mix * material
+            self._priors[need] = priors
+            self._values[need] = values
         _expand_backup(self._priors, self._values, self.tree, leaves, c.discount)
 
     def _expanded(self, fresh: np.ndarray) -> None:

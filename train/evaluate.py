@@ -60,6 +60,7 @@ from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
 
 from .arena import (
+    DECISIVE_MARGIN,
     MATCH_MOVE_CAP,
     endings,
     fit_elo,
@@ -69,7 +70,6 @@ from .arena import (
     paired_openings,
     play_match,
 )
-from .arena.match import DECISIVE_MARGIN
 from .arena.openings import Opening
 from .progress import progress_bar
 

@@ -11,11 +11,21 @@
 
 from __future__ import annotations
 
-from .match import MATCH_MOVE_CAP, GameResult, endings, evaluate, game_ending, match_summary, play_match
+from .match import (
+    DECISIVE_MARGIN,
+    MATCH_MOVE_CAP,
+    GameResult,
+    endings,
+    evaluate,
+    game_ending,
+    match_summary,
+    play_match,
+)
 from .openings import Opening, ballot, paired_openings
 from .ratings import MatchStats, PairedDifference, fit_elo, match_stats, paired_difference, score_interval
 
 __all__ = [
+    "DECISIVE_MARGIN",
     "MATCH_MOVE_CAP",
     "GameResult",
     "MatchStats",

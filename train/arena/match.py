@@ -27,7 +27,16 @@ from ..progress import progress_bar
 from .openings import Opening, paired_openings
 from .ratings import match_stats
 
-__all__ = ["MATCH_MOVE_CAP", "GameResult", "play_match", "evaluate", "match_summary", "game_ending", "endings"]
+__all__ = [
+    "MATCH_MOVE_CAP",
+    "DECISIVE_MARGIN",
+    "GameResult",
+    "play_match",
+    "evaluate",
+    "match_summary",
+    "game_ending",
+    "endings",
+]
 
 MATCH_MOVE_CAP = 200
 """Whole moves past its opening after which a match game still going is scored a draw, unless a caller
