@@ -214,3 +214,56 @@ def test_the_carry_is_dropped_when_the_rules_change_or_carrying_is_off():
     assert carry.take(get_rules("russian"), on) == []
     carry.take(get_rules("russian"), on).append("parked")
     assert carry.take(get_rules("russian"), off) is None and carry.games == []
+
+
+def test_late_starts_leave_late_positions_and_start_games_from_them():
+    from train.alphazero.selfplay import LateStart, ParkedGame
+
+    mcts = MCTSConfig(simulations=3)
+    play = SelfPlayConfig(parallel_games=4, max_moves=20, full_search_share=1.0, adjudicate_margin=0.0,
+                          late_start_share=0.5, late_start_after=10, late_start_moves=6, late_start_pool=5)  # fmt: skip
+    carry: list = []
+    first = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=4, num_games=8), carry=carry)
+    pool = [c for c in carry if isinstance(c, LateStart)]
+    assert 0 < len(pool) <= 5
+    for late in pool:
+        assert 10 <= len(late.board.move_stack) < 20 and late.board.ply == len(late.board.move_stack)
+    histories = [[str(m) for m in late.board.move_stack] for late in pool]
+    later: list = list(first)
+    for seed in (5, 6, 7):
+        later += play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=seed, num_games=8),
+                                     carry=carry)  # fmt: skip
+        assert len([c for c in carry if isinstance(c, LateStart)]) <= 5  # the newest kept
+        histories += [[str(m) for m in c.board.move_stack] for c in carry if isinstance(c, (LateStart, ParkedGame))]
+    late_games = [g for g in later if g.late_start]
+    assert late_games and len(late_games) < len(later)
+    for g in late_games:
+        # the game goes on from a late position of an earlier game: it searched only past it, and it was
+        # stopped late_start_moves whole moves later at the latest
+        assert 10 <= g.start_move < 20
+        sources = histories + [other.moves for other in later if other is not g]
+        assert any(g.moves[: g.start_move] == source[: g.start_move] for source in sources)
+        assert len(g.moves) == g.plies <= g.start_move + 6
+        assert g.positions == 0 or g.move_numbers.min() >= g.start_move
+        assert g.value_targets.shape == g.colours.shape
+    for parked in (c for c in carry if isinstance(c, ParkedGame) and "cap" in c.record):
+        assert parked.moves_played < parked.record["cap"] <= parked.record["start_move"] + 6
+    # off (the default), nothing is pooled and every game starts from the start position
+    carry_off: list = []
+    plain = SelfPlayConfig(parallel_games=4, max_moves=20, full_search_share=1.0, adjudicate_margin=0.0)
+    for seed in (4, 5):
+        games = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, plain, seed=seed, num_games=8),
+                                    carry=carry_off)  # fmt: skip
+        assert not any(g.late_start or g.start_move for g in games)
+    assert not any(isinstance(c, LateStart) for c in carry_off)
+
+
+def test_late_start_settings_are_checked():
+    with pytest.raises(ValueError, match="late_start_share"):
+        SelfPlayConfig(late_start_share=1.5)
+    with pytest.raises(ValueError, match="carry_over"):
+        SelfPlayConfig(late_start_share=0.5, carry_over=False)
+    with pytest.raises(ValueError, match="below max_moves"):
+        SelfPlayConfig(late_start_share=0.5, late_start_after=120, max_moves=120)
+    with pytest.raises(ValueError, match="late_start_pool"):
+        SelfPlayConfig(late_start_pool=0)

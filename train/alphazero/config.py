@@ -76,7 +76,41 @@ class SelfPlayConfig:
     training on them did not pay: half the games from the deck scored -0.055 [-0.147, +0.037] against
     the defaults side by side (american, 30 minutes on one core, minimax:4; docs/BENCHMARKS.md)."""
 
+    late_start_share: float = 0.0
+    """Share of new self-play games that start from a late position of an earlier self-play game of the
+    same runner instead of the start position: targeted starts in the manner of Go-Exploit (Trudeau and
+    Bowling, 2023), so that the positions where games are decided but which self-play reaches only near
+    its ``max_moves`` cap (flying kings, crowning races) are played out and learnt from. Each game that
+    starts from the start position (or an opening) and gets past ``late_start_after`` whole moves leaves
+    one position, drawn uniformly from its moves between ``late_start_after`` and ``max_moves``, in the
+    runner's pool of late positions (the newest ``late_start_pool`` of each worker are kept, carried
+    between iterations with the games in progress, so it needs ``carry_over``). A game started from one
+    plays ``late_start_moves`` whole moves past it before it is stopped and adjudicated, and leaves none."""
+    late_start_after: int = 80
+    """Whole moves from which a game's positions may enter the pool of late positions."""
+    late_start_moves: int = 80
+    """Whole moves a game started from a late position plays before it is stopped (its cap is the
+    position's move number plus this)."""
+    late_start_pool: int = 128
+    """Late positions a self-play worker keeps (the newest)."""
+
     def __post_init__(self) -> None:
+        if not 0.0 <= self.late_start_share <= 1.0:
+            raise ValueError(f"late_start_share must be in [0, 1], got {self.late_start_share!r}")
+        if self.late_start_share > 0 and not self.carry_over:
+            raise ValueError(
+                "late_start_share needs carry_over: the pool of late positions is kept with the carried games"
+            )
+        if self.late_start_share > 0 and self.late_start_after >= self.max_moves:
+            raise ValueError(
+                f"late_start_after ({self.late_start_after}) must be below max_moves ({self.max_moves}): "
+                "no game would get far enough to leave a late position"
+            )
+        if self.late_start_after < 0 or self.late_start_moves < 1 or self.late_start_pool < 1:
+            raise ValueError(
+                "late_start_after must be at least 0, late_start_moves and late_start_pool at least 1; got "
+                f"{self.late_start_after!r}, {self.late_start_moves!r}, {self.late_start_pool!r}"
+            )
         if not 0.0 <= self.opening_share <= 1.0:
             raise ValueError(f"opening_share must be in [0, 1], got {self.opening_share!r}")
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:

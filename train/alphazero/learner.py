@@ -106,7 +106,8 @@ class AlphaZeroLearner:
                 selfplay_seconds=round(wall, 2),
                 games=len(games),
                 positions=sum(g.positions for g in games),
-                mean_plies=float(np.mean([g.plies for g in games])),
+                mean_plies=float(np.mean([g.plies - g.start_move for g in games])),
+                late_starts=sum(g.late_start for g in games),
                 draws=results.count(-1) / len(games),
             )
             # where the self-play time went: the workers' network, search and play time; the rest of

@@ -55,6 +55,7 @@ __all__ = [
     "PHASES",
     "GameRecord",
     "ParkedGame",
+    "LateStart",
     "GameCarry",
     "SelfPlayJob",
     "SHARE_SEED_STRIDE",
@@ -109,6 +110,12 @@ class GameRecord:
     """The worker's wall time spent on this game, by where it went: ``network`` (evaluating leaves),
     ``search`` (the MCTS kernels), ``play`` (stepping, forced legs, bookkeeping). Time shared by the
     games played at once is divided equally among them."""
+    start_move: int = 0
+    """Whole moves of the game played before self-play took it up: 0 for a game from the start position,
+    the opening's moves for one from the opening deck, the position's move number for a game started
+    from a late position (its ``moves`` and ``plies`` include them)."""
+    late_start: bool = False
+    """The game started from a late position of an earlier game (``SelfPlayConfig.late_start_share``)."""
 
     @property
     def positions(self) -> int:
@@ -120,6 +127,15 @@ def new_game_record() -> dict:
     """The worker's bookkeeping of a game just started (what :attr:`ParkedGame.record` holds)."""
     return {"obs": [], "acts": [], "probs": [], "colours": [], "ply": [], "q": [],
             "seconds": dict.fromkeys(PHASES, 0.0)}  # fmt: skip
+
+
+@dataclass
+class LateStart:
+    """A late position of a finished self-play game, kept to start another game from
+    (``SelfPlayConfig.late_start_share``); carried between calls with the parked games."""
+
+    board: Board
+    """The position, with the move stack that led to it (repetitions and the move number count it)."""
 
 
 @dataclass
@@ -139,7 +155,8 @@ class ParkedGame:
 
 class GameCarry:
     """The games a self-play runner keeps between iterations (``selfplay.carry_over``): parked games
-    (:class:`ParkedGame`) and finished games that did not count yet (:class:`GameRecord`).
+    (:class:`ParkedGame`), finished games that did not count yet (:class:`GameRecord`) and late positions
+    to start games from (:class:`LateStart`).
 
     One per runner (the in-process runner, the local pool, each Ray actor). :meth:`take` hands the list
     that :func:`play_selfplay_games` resumes from and refills (its ``carry``), or None when carrying is
@@ -294,6 +311,8 @@ def play_selfplay_games(
     carrying = carry is not None
     carried = [c for c in carry if isinstance(c, ParkedGame)] if carry is not None else []
     carried_ended = [c for c in carry if isinstance(c, GameRecord)] if carry is not None else []
+    late_starts = [c for c in carry if isinstance(c, LateStart)] if carry is not None else []
+    late_share = selfplay_config.late_start_share if carrying else 0.0
     if carry is not None:
         carry.clear()
 
@@ -329,8 +348,12 @@ def play_selfplay_games(
                 games.step(i, leg)
             recs[i] = parked.record
         else:
+            late = None
             if openings:
                 board = openings[new_games % len(openings)]
+            elif late_share > 0 and late_starts and rng.random() < late_share:
+                late = late_starts[int(rng.integers(len(late_starts)))]
+                board = late.board
             elif deck and rng.random() < selfplay_config.opening_share:
                 board = deck[int(rng.integers(len(deck)))]
             else:
@@ -338,6 +361,13 @@ def play_selfplay_games(
             games.load(i, board)
             new_games += 1
             recs[i] = new_game_record()
+            start_move = len(board.move_stack)
+            recs[i]["start_move"] = start_move
+            if late is not None:
+                recs[i]["cap"] = start_move + selfplay_config.late_start_moves
+            elif late_share > 0:  # the move at which this game leaves a late position (if it gets there)
+                span = max(1, selfplay_config.max_moves - selfplay_config.late_start_after)
+                recs[i]["late_at"] = max(start_move, selfplay_config.late_start_after) + int(rng.integers(span))
         playing[i] = True
 
     def finish(i: int, winner: int, adjudicated: bool = False) -> None:
@@ -362,6 +392,8 @@ def play_selfplay_games(
             moves=[str(m) for m in board.move_stack],
             plies=len(board.move_stack),
             seconds={k: round(v, 4) for k, v in r["seconds"].items()},
+            start_move=r.get("start_move", 0),
+            late_start="cap" in r,
         )
         if not carrying or take_one():
             deliver(record)
@@ -377,8 +409,12 @@ def play_selfplay_games(
         if step.code == STEP_TERMINATED:
             winner = games.winner(i)
             finish(i, -1 if winner is None else int(winner))
-        elif len(games.boards[i].move_stack) >= selfplay_config.max_moves:
+            return
+        moves = len(games.boards[i].move_stack)
+        if moves >= recs[i].get("cap", selfplay_config.max_moves):
             finish(i, adjudicate(games.boards[i], selfplay_config.adjudicate_margin), adjudicated=True)
+        elif moves == recs[i].get("late_at", -1):
+            late_starts.append(LateStart(games.board(i)))
 
     def charge(phase: str, seconds: float, games_now: np.ndarray) -> None:
         share = seconds / max(len(games_now), 1)
@@ -476,4 +512,5 @@ def play_selfplay_games(
         for i in np.flatnonzero(playing):
             carry.append(ParkedGame(games.board(i), games.moves_played(i), games.legs_taken(i), recs[i]))
         carry.extend(carried)
+        carry.extend(late_starts[-selfplay_config.late_start_pool :] if late_share > 0 else [])
     return finished
