@@ -181,7 +181,7 @@ class SelfPlayWorker:
     def info(self) -> dict:
         """Where this actor runs (answers once the actor is up)."""
         return {"node": ray.get_runtime_context().get_node_id(), "pid": os.getpid(), "device": self.device,
-                "carried_games": len(self.carry.games)}  # fmt: skip
+                "carried_games": self.carry.game_count}  # fmt: skip
 
     def selfplay(self, job: SelfPlayJob, seed: int, num_games: int) -> Iterator[GameRecord]:
         """:func:`~train.alphazero.selfplay.play_selfplay_games` of ``num_games`` of the job's games from

@@ -131,7 +131,7 @@ def new_game_record() -> dict:
 
 @dataclass
 class LateStart:
-    """A late position of a finished self-play game, kept to start another game from
+    """A late position of a self-play game, kept to start another game from
     (``SelfPlayConfig.late_start_share``); carried between calls with the parked games."""
 
     board: Board
@@ -164,10 +164,15 @@ class GameCarry:
     """
 
     def __init__(self) -> None:
-        self.games: list[ParkedGame | GameRecord] = []
+        self.games: list[ParkedGame | GameRecord | LateStart] = []
         self._rules: Rules | None = None
 
-    def take(self, rules: Rules, selfplay_config: SelfPlayConfig) -> list[ParkedGame | GameRecord] | None:
+    @property
+    def game_count(self) -> int:
+        """Games carried (parked or ended; late positions are not games)."""
+        return sum(not isinstance(c, LateStart) for c in self.games)
+
+    def take(self, rules: Rules, selfplay_config: SelfPlayConfig) -> list[ParkedGame | GameRecord | LateStart] | None:
         """The carried games for a call under ``rules`` (None, and nothing kept, when carrying is off)."""
         if not selfplay_config.carry_over or self._rules != rules:
             self.games = []
@@ -269,7 +274,7 @@ def play_selfplay_games(
     on_game: Callable[[GameRecord], None] | None = None,
     claim: Callable[[], bool] | None = None,
     parallel: int | None = None,
-    carry: list[ParkedGame | GameRecord] | None = None,
+    carry: list[ParkedGame | GameRecord | LateStart] | None = None,
     iteration_over: Callable[[], bool] | None = None,
 ) -> list[GameRecord]:
     """``job.num_games`` finished self-play games of the network with ``job.weights``.
@@ -289,7 +294,9 @@ def play_selfplay_games(
     the first ``num_games`` to end (``claim()``, when given, is asked as each game ends); games
     carried in are resumed first; every slot plays until the call's games are in, or until
     ``iteration_over()`` (workers sharing an iteration: all of its games have ended); the games still
-    in progress are then parked in ``carry``, with any game that ended after the count was full.
+    in progress are then parked in ``carry``, with any game that ended after the count was full. With
+    ``late_start_share`` the carry's late positions (:class:`LateStart`) are where new games may start,
+    and the positions this call's games leave are added to them (the newest ``late_start_pool`` kept).
     """
     rules, net_config, seed, num_games = job.rules, job.net_config, job.seed, job.num_games
     mcts_config, selfplay_config = job.mcts_config, job.selfplay_config
@@ -364,6 +371,7 @@ def play_selfplay_games(
             start_move = len(board.move_stack)
             recs[i]["start_move"] = start_move
             if late is not None:
+                recs[i]["late_start"] = True
                 recs[i]["cap"] = start_move + selfplay_config.late_start_moves
             elif late_share > 0:  # the move at which this game leaves a late position (if it gets there)
                 span = max(1, selfplay_config.max_moves - selfplay_config.late_start_after)
@@ -393,7 +401,7 @@ def play_selfplay_games(
             plies=len(board.move_stack),
             seconds={k: round(v, 4) for k, v in r["seconds"].items()},
             start_move=r.get("start_move", 0),
-            late_start="cap" in r,
+            late_start=r.get("late_start", False),
         )
         if not carrying or take_one():
             deliver(record)
