@@ -83,6 +83,9 @@ def test_records_keep_their_move_numbers_and_old_records_still_decode():
     game = _record([_planes(own_men=12, opponent_men=12)] * 3, [0, 1, 0], [0, 3, 7])
     back = decode_record(encode_record(game))
     np.testing.assert_array_equal(back.move_numbers, [0, 3, 7])
+    assert (back.start_move, back.late_start) == (0, False)
+    game.start_move, game.late_start = 91, True  # a game started from a late position keeps saying so
+    assert (lambda g: (g.start_move, g.late_start))(decode_record(encode_record(game))) == (91, True)
     game.move_numbers = np.zeros(0, np.int16)  # as logged before move numbers were kept
     old = decode_record(encode_record(game))
     assert len(old.move_numbers) == 0
