@@ -85,7 +85,11 @@ class SelfPlayConfig:
     one position, drawn uniformly from its moves between ``late_start_after`` and ``max_moves``, in the
     runner's pool of late positions (the newest ``late_start_pool`` of each worker are kept, carried
     between iterations with the games in progress, so it needs ``carry_over``). A game started from one
-    plays ``late_start_moves`` whole moves past it before it is stopped and adjudicated, and leaves none."""
+    plays ``late_start_moves`` whole moves past it before it is stopped and adjudicated, and leaves none.
+    Off by default: side by side with the defaults on international (45 minutes on one core each), a
+    quarter of the games from late positions stored as many positions from 17% more, shorter games and
+    scored -0.085 [-0.187, +0.017] against minimax:4 and -0.055 [-0.169, +0.059] against minimax:2
+    paired, its losses turning no later (docs/BENCHMARKS.md)."""
     late_start_after: int = 80
     """Whole moves from which a game's positions may enter the pool of late positions."""
     late_start_moves: int = 80
