@@ -67,3 +67,15 @@ def test_two_settings_train_side_by_side_and_pair_up(tmp_path, capsys):
         assert cfg["alphazero"]["learning_rate"] == (0.01 if name == "fast" else 0.002)
         assert len(json.loads((tmp_path / f"benchmark-{name}.json").read_text())["results"][0]["game_scores"]) == 4
     assert "| fast | alphazero.learning_rate=0.01 |" in capsys.readouterr().out
+    for row in doc["rows"]:  # where the losses were decided, from the match's endings
+        turn = row["losses_turn"]
+        assert turn["losses"] == row["losses"] and 0 <= turn["games"] <= row["losses"]
+
+
+def test_the_table_says_from_which_ply_the_losses_were_lost():
+    result = {"endings": {"losses": {"games": 5, "behind_for_good": {"games": 4, "median_from": 118.5}}}}
+    turn = compare._losses_turn(result)
+    assert turn == {"losses": 5, "games": 4, "median_from": 118.5}
+    assert compare._turn_text(turn) == "118.5 (4 of 5)"
+    assert compare._losses_turn({}) is None and compare._turn_text(None) == ""
+    assert compare._turn_text({"losses": 0, "games": 0, "median_from": None}) == ""
