@@ -79,8 +79,8 @@ class SelfPlayConfig:
     late_start_share: float = 0.0
     """Share of new self-play games that start from a late position of an earlier self-play game of the
     same runner instead of the start position: targeted starts in the manner of Go-Exploit (Trudeau and
-    Bowling, 2023), so that the positions where games are decided but which self-play reaches only near
-    its ``max_moves`` cap (flying kings, crowning races) are played out and learnt from. Each game that
+    Bowling, 2023), so that more of the late positions where games are decided (flying kings, crowning
+    races) are played out past the ``max_moves`` cap and learnt from. Each game that
     starts from the start position (or an opening) and gets past ``late_start_after`` whole moves leaves
     one position, drawn uniformly from its moves between ``late_start_after`` and ``max_moves``, in the
     runner's pool of late positions (the newest ``late_start_pool`` of each worker are kept, carried
@@ -89,7 +89,8 @@ class SelfPlayConfig:
     Off by default: side by side with the defaults on international (45 minutes on one core each), a
     quarter of the games from late positions stored as many positions from 17% more, shorter games and
     scored -0.085 [-0.187, +0.017] against minimax:4 and -0.055 [-0.169, +0.059] against minimax:2
-    paired, its losses turning no later (docs/BENCHMARKS.md)."""
+    paired, its losses turning no later; without it 92% of international self-play games already have a
+    king before the cap, and 27% of the stored positions (docs/BENCHMARKS.md)."""
     late_start_after: int = 80
     """Whole moves from which a game's positions may enter the pool of late positions."""
     late_start_moves: int = 80
