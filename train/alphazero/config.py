@@ -80,10 +80,10 @@ class SelfPlayConfig:
     """Share of new self-play games that start from a late position of an earlier self-play game of the
     same runner instead of the start position: targeted starts in the manner of Go-Exploit (Trudeau and
     Bowling, 2023), so that more of the late positions where games are decided (flying kings, crowning
-    races) are played out past the ``max_moves`` cap and learnt from. Each game that
-    starts from the start position (or an opening) and gets past ``late_start_after`` whole moves leaves
-    one position, drawn uniformly from its moves between ``late_start_after`` and ``max_moves``, in the
-    runner's pool of late positions (the newest ``late_start_pool`` of each worker are kept, carried
+    races) are played out past the ``max_moves`` cap and learnt from. Each game that starts from the start
+    position (or an opening) and gets past ``late_start_after`` whole moves leaves one position, drawn
+    uniformly from its moves between ``late_start_after`` and ``max_moves``, in the runner's pool of late
+    positions (the newest ``late_start_pool`` of each worker are kept, carried
     between iterations with the games in progress, so it needs ``carry_over``). A game started from one
     plays ``late_start_moves`` whole moves past it before it is stopped and adjudicated, and leaves none.
     Off by default: side by side with the defaults on international (45 minutes on one core each), a
