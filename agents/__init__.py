@@ -24,7 +24,8 @@ from .random_agent import RandomAgent
 register_agent_loader(
     ".pt",
     "agents.checkpoint:load_agent_spec",
-    "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1,mix=W,dtype=bfloat16] (a trained checkpoint)",
+    "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,mix=W,dtype=float32|bfloat16|auto]"
+    " (a trained checkpoint)",
 )
 # sb3-contrib MaskablePPO models (the Gymnasium views' learners): imported on first use too
 register_agent_loader(".zip", "agents.sb3_policy:load_agent_spec", "PATH.zip[:sample] (a MaskablePPO model)")

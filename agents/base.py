@@ -53,6 +53,7 @@ __all__ = [
     "register_agent_kind",
     "register_agent_loader",
     "agent_kinds",
+    "loader_usage",
     "parse_options",
     "parse_flag",
 ]
@@ -135,6 +136,11 @@ def register_agent_loader(suffix: str, loader: PathLoader | str, usage: str) -> 
     for a file or options it cannot use.
     """
     _LOADERS[suffix.lower()] = (loader, usage)
+
+
+def loader_usage(suffix: str) -> str:
+    """The usage line registered for specs ``PATH<suffix>`` (what a loader quotes when its options are wrong)."""
+    return _LOADERS[suffix.lower()][1]
 
 
 def agent_kinds() -> list[str]:

@@ -46,7 +46,7 @@ from checkers_env.core.errors import UnknownVariantError
 from checkers_env.core.files import atomic_write
 from checkers_env.core.variants import Rules, get_rules
 
-from .base import Agent, AgentSpecError, parse_flag, parse_options
+from .base import Agent, AgentSpecError, loader_usage, parse_flag, parse_options
 from .mcts import MCTSConfig
 from .networks import NetConfig, PolicyValueNet
 
@@ -307,8 +307,6 @@ def load_agent(
 
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
                  "fpu": float, "reuse": parse_flag, "mix": float}  # fmt: skip
-_SPEC_USAGE = ("PATH.pt or PATH.pt:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,mix=W,"
-               "dtype=float32|bfloat16|auto")  # fmt: skip
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
@@ -328,7 +326,7 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     as it was trained, in float32.
     """
     spec = f"{path}:{options}" if options else path
-    opts = parse_options(options, _SPEC_OPTIONS, spec, _SPEC_USAGE)
+    opts = parse_options(options, _SPEC_OPTIONS, spec, loader_usage(".pt"))  # registered in agents/__init__.py
     sims = opts.get("sims", opts.get("simulations"))
     if sims is not None and sims < 2:
         raise AgentSpecError(f"sims must be at least 2 in {spec!r}")

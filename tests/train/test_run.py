@@ -377,6 +377,11 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
+    # an unknown option is answered with the usage line registered for checkpoints, every option in it
+    with pytest.raises(AgentSpecError) as refused:
+        make_agent(f"{path}:speed=3", "american")
+    for option in ("sims=N", "time=", "root=puct|gumbel", "c_puct=", "fpu=", "reuse=1|0", "mix=W", "dtype=float32"):
+        assert option in str(refused.value)
 
 
 def test_checkpoints_search_with_the_evaluation_exploration_constant(tmp_path):
