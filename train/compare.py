@@ -23,11 +23,10 @@ setting after the first, its score minus the first setting's game by game
 same colours against the same opponent, so the openings' share of the noise
 cancels, and where its losses were decided: of the games it lost, how many
 it ended two pieces or more behind (:data:`~train.arena.DECISIVE_MARGIN`),
-having stayed so from which ply (the median of
-:func:`~train.arena.endings`' ``behind_for_good``). ``RUN/compare.json``
-and ``RUN/compare.md`` keep it. A finished
-run is not trained again when the command is repeated with the same
-``--run-dir`` (its evaluation is played again).
+having stayed so from which ply (the median of :func:`~train.arena.endings`'
+``behind_for_good``). ``RUN/compare.json`` and ``RUN/compare.md`` keep it.
+A finished run is not trained again when the command is repeated with the
+same ``--run-dir`` (its evaluation is played again).
 
 On one core each, a run plays about half the games of the two-core
 ``train.benchmark``: compare settings with it, then confirm the winner with
