@@ -31,7 +31,8 @@ Files of a run folder::
 
     config.json          the full configuration
     best.pt              the agent to play (python -m train.evaluate --a RUN/best.pt --b minimax:4)
-    latest.pt            the newest network (alphazero with gating: may differ from best.pt)
+    latest.pt            the newest network as trained (alphazero with gating or ema_decay: may differ
+                         from best.pt)
     train_state.pt       everything needed to resume (networks, optimiser, counters, generators, log rows)
     replay/              alphazero's append-only self-play game log
     train.csv, eval.csv  one row per iteration / per evaluation; tensorboard/ when TensorBoard is installed

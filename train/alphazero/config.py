@@ -186,6 +186,14 @@ class AlphaZeroConfig:
     material_horizon: int = 6
     """Whole moves ahead that the material head's targets look (see
     :func:`train.alphazero.replay.material_targets`)."""
+    ema_decay: float = 0.0
+    """Decay, per gradient step, of an exponential moving average of the network's weights (and of its
+    batch-norm statistics): the averaged network is the one the run puts forward, the one gating
+    tries, ``best.pt`` and the learning curve's agent, while self-play and the gradient steps go on
+    with the network as trained (``latest.pt``). An average over the last ``1 / (1 - ema_decay)``
+    steps smooths out the noise of a constant step size, as the averaged networks of KataGo and
+    Leela Chess Zero do. The first updates average with a smaller decay, ``(1 + n) / (10 + n)``
+    after ``n`` updates, so the early average does not hold on to the random start. 0: off."""
     gate_games: int = 0
     """Games of the new network against the previous best after each iteration (0: every new network is
     accepted, as in AlphaZero; >0: AlphaGo Zero gating)."""
@@ -207,6 +215,8 @@ class AlphaZeroConfig:
                 raise ValueError(f"alphazero.{name} must be at least 1, got {getattr(self, name)}")
         if self.workers < 0:
             raise ValueError(f"alphazero.workers must be 0 (one per usable core) or more, got {self.workers}")
+        if not 0.0 <= self.ema_decay < 1.0:
+            raise ValueError(f"alphazero.ema_decay must be in [0, 1), got {self.ema_decay}")
         if self.gate_games < 0:
             raise ValueError(f"alphazero.gate_games must not be negative, got {self.gate_games}")
         if self.eval_simulations < 2:

@@ -15,7 +15,10 @@
 3. **Gating** (optional, ``gate_games > 0``): the new network plays the best
    one in the arena (:func:`train.arena.play_match`) and replaces it only
    with a score of ``gate_threshold`` or more; without gating every new
-   network becomes the best, as in AlphaZero.
+   network becomes the best, as in AlphaZero. With ``ema_decay`` the new
+   network is the moving average of the trained weights
+   (:class:`WeightAverage`), while self-play goes on with the weights as
+   trained.
 
 The training state (:meth:`AlphaZeroLearner.state_dict`) holds the networks,
 the optimiser, the counters and how many logged games have been trained
@@ -52,7 +55,45 @@ from .loss import train_step
 from .replay import GameLog, ReplayBuffer
 from .selfplay import PHASES, GameRecord, SelfPlayJob
 
-__all__ = ["AlphaZeroLearner"]
+__all__ = ["AlphaZeroLearner", "WeightAverage"]
+
+
+class WeightAverage:
+    """An exponential moving average of a network's state (parameters and batch-norm statistics).
+
+    ``update(net)`` after each gradient step moves every floating-point tensor of the average towards
+    the network's by ``1 - d``, where ``d = min(decay, (1 + n) / (10 + n))`` after ``n`` updates, so
+    the first updates are not dominated by the random start; integer tensors (the batch-norm counters)
+    are copied. ``weights()`` is a state dict for ``load_state_dict``.
+    """
+
+    def __init__(self, net: torch.nn.Module, decay: float):
+        if not 0.0 < decay < 1.0:
+            raise ValueError(f"decay must be in (0, 1), got {decay!r}")
+        self.decay = decay
+        self.updates = 0
+        self._state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+
+    @torch.no_grad()
+    def update(self, net: torch.nn.Module) -> None:
+        d = min(self.decay, (1 + self.updates) / (10 + self.updates))
+        for key, value in net.state_dict().items():
+            mine = self._state[key]
+            if mine.is_floating_point():
+                mine.mul_(d).add_(value.detach().cpu(), alpha=1.0 - d)
+            else:
+                mine.copy_(value)
+        self.updates += 1
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        return {k: v.clone() for k, v in self._state.items()}
+
+    def state_dict(self) -> dict[str, object]:
+        return {"weights": self._state, "updates": self.updates}
+
+    def load_state_dict(self, state: dict[str, object]) -> None:
+        self._state = {k: v.detach().cpu().clone() for k, v in state["weights"].items()}
+        self.updates = int(state["updates"])
 
 
 class AlphaZeroLearner:
@@ -69,6 +110,8 @@ class AlphaZeroLearner:
         torch.manual_seed(cfg.seed)
         self.net = PolicyValueNet(rules.board_size, cfg.net).to(device)
         self.best_weights = self.weights()
+        self.average = WeightAverage(self.net, self.az.ema_decay) if self.az.ema_decay > 0 else None
+        """The moving average of the trained weights (``ema_decay``), or None."""
         self.optimizer = torch.optim.AdamW(self.net.parameters(), lr=self.az.learning_rate,
                                            weight_decay=self.az.weight_decay)  # fmt: skip
         self.buffer = self._new_buffer()
@@ -141,6 +184,8 @@ class AlphaZeroLearner:
                     train_step(self.net, self.optimizer, batch, self.device, material_weight=self.az.material_weight)
                 )
                 self._threads.record(threads, time.perf_counter() - t_step)
+                if self.average is not None:
+                    self.average.update(self.net)
                 bar.update(1)
         torch.set_num_threads(self._threads.choose())
         stats["train_threads"] = self._threads.choose()
@@ -154,9 +199,9 @@ class AlphaZeroLearner:
             score = self._gate(progress)
             stats["gate_score"] = score
             if score >= self.az.gate_threshold:
-                self.best_weights = self.weights()
+                self.best_weights = self.candidate_weights()
         else:
-            self.best_weights = self.weights()
+            self.best_weights = self.candidate_weights()
 
         # 4. bookkeeping: the logged games are trained on; the log keeps what the buffer holds
         self.games_trained = self.log.count
@@ -193,7 +238,7 @@ class AlphaZeroLearner:
         return low + 0.5 * (base - low) * (1.0 + math.cos(math.pi * min(max(budget_used, 0.0), 1.0)))
 
     def _gate(self, progress: bool) -> float:
-        new = self._player(self.weights(), "new network")
+        new = self._player(self.candidate_weights(), "new network")
         best = self._player(self.best_weights, "previous best")
         starts = paired_openings(self.rules, 2 * max(1, self.az.gate_games // 2), self.cfg.seed + self.iteration)
         with progress_bar(len(starts), "gating", progress, "game") as bar:
@@ -257,7 +302,13 @@ class AlphaZeroLearner:
         return self.train_steps
 
     def weights(self) -> dict[str, torch.Tensor]:
+        """The network as trained: what self-play plays and the gradient steps continue."""
         return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+
+    def candidate_weights(self) -> dict[str, torch.Tensor]:
+        """The network this iteration puts forward (to gating, or as the best): the moving average
+        of the trained weights with ``ema_decay``, else the network as trained."""
+        return self.average.weights() if self.average is not None else self.weights()
 
     def _eval_mcts(self) -> MCTSConfig:
         # the agent searches every move afresh whatever self-play does (keeping the subtree in play
@@ -300,6 +351,7 @@ class AlphaZeroLearner:
             "games_trained": self.games_trained,
             "train_steps": self.train_steps,
             "rng": self.rng.bit_generator.state,
+            "average": None if self.average is None else self.average.state_dict(),
         }
 
     def load_state_dict(self, state: dict[str, object]) -> None:
@@ -309,6 +361,13 @@ class AlphaZeroLearner:
         self.iteration = int(state["iteration"])
         self.train_steps = int(state["train_steps"])
         self.rng.bit_generator.state = state["rng"]
+        if self.average is not None:
+            if state.get("average") is not None:
+                self.average.load_state_dict(state["average"])
+            else:
+                # a run resumed with averaging newly on (or from a state saved before it existed) starts
+                # its average from the network as trained
+                self.average = WeightAverage(self.net, self.az.ema_decay)
         self._refill(int(state["games_trained"]))
 
     def close(self) -> None:
