@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from agents.checkpoint import load_agent, read_checkpoint
 
-    from .arena import evaluate
+    from .arena import LOSSES_TURN_HEADING, evaluate, losses_turn, losses_turn_text
     from .config import TrainConfig
     from .run import results_table
 
@@ -203,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     name = f"benchmark{suffix}"
     atomic_write(os.path.join(args.run_dir, f"{name}.json"), json.dumps(summary, indent=2, default=float))
     lines = [
-        "| variant | agent | training minutes | opponent | games | W-D-L | score [95% CI] | target | met |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"| variant | agent | training minutes | opponent | games | W-D-L | score [95% CI] | target | met "
+        f"| {LOSSES_TURN_HEADING} |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lo, hi = r["score_ci"]
@@ -212,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         met = "" if r["met"] is None else ("yes" if r["met"] else "no")
         lines.append(
             f"| {r['variant']} | {r['agent']} | {r['train_minutes']:.1f} | {r['opponent']} | {r['games']} "
-            f"| {r['wins']}-{r['draws']}-{r['losses']} | {r['score']:.2f} [{lo:.2f}, {hi:.2f}] | {target} | {met} |"
+            f"| {r['wins']}-{r['draws']}-{r['losses']} | {r['score']:.2f} [{lo:.2f}, {hi:.2f}] | {target} | {met} "
+            f"| {losses_turn_text(losses_turn(r))} |"
         )
     lines += ["", "| variant | iterations | games | gradient steps | learning curve |", "|---|---|---|---|---|"]
     for run in runs:

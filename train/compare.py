@@ -147,23 +147,8 @@ def _run_all(args, settings: list[tuple[str, list[str]]], parallel: int) -> dict
     return codes
 
 
-def _losses_turn(result: dict) -> dict | None:
-    """Of a match's losses, how many ended ``DECISIVE_MARGIN`` pieces or more behind for good, and from which
-    ply (median): where the games the setting lost were decided (None for a match without endings)."""
-    losses = result.get("endings", {}).get("losses")
-    if not losses:
-        return None
-    return {"losses": losses["games"], **losses["behind_for_good"]}
-
-
-def _turn_text(turn: dict | None) -> str:
-    if turn is None or not turn["games"]:
-        return ""
-    return f"{turn['median_from']:g} ({turn['games']} of {turn['losses']})"
-
-
 def _table(args, settings, docs: dict[str, dict], parallel: int) -> tuple[dict, str]:
-    from .arena import DECISIVE_MARGIN, paired_difference
+    from .arena import LOSSES_TURN_HEADING, losses_turn, losses_turn_text, paired_difference
 
     reference = settings[0][0]
     rows = []
@@ -180,7 +165,7 @@ def _table(args, settings, docs: dict[str, dict], parallel: int) -> tuple[dict, 
                          "games_played": run["games"], "gradient_steps": run["gradient_steps"],
                          "opponent": r["opponent"], "games": r["games"], "wins": r["wins"], "draws": r["draws"],
                          "losses": r["losses"], "score": r["score"], "score_ci": r["score_ci"],
-                         "minus_reference": diff, "losses_turn": _losses_turn(r)})  # fmt: skip
+                         "minus_reference": diff, "losses_turn": losses_turn(r)})  # fmt: skip
     later = len(settings) > parallel
     summary = {"variant": args.variant, "minutes": args.minutes, "games": args.games,
                "simulations": args.simulations, "seed": args.seed, "common": args.common, "parallel": parallel,
@@ -190,7 +175,7 @@ def _table(args, settings, docs: dict[str, dict], parallel: int) -> tuple[dict, 
         f"{args.games} games a pairing at {args.simulations} simulations, seed {args.seed}",
         "",
         f"| setting | overrides | iterations | games | gradient steps | opponent | W-D-L | score [95% CI] "
-        f"| minus {reference}, paired [95% CI] | losses {DECISIVE_MARGIN}+ pieces behind to the end: from ply (median) |",
+        f"| minus {reference}, paired [95% CI] | {LOSSES_TURN_HEADING} |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -204,7 +189,7 @@ def _table(args, settings, docs: dict[str, dict], parallel: int) -> tuple[dict, 
         lines.append(f"| {r['setting']} | {' '.join(r['overrides']) or '(defaults)'} | {r['iterations']} "
                      f"| {r['games_played']} | {r['gradient_steps']} | {r['opponent']} "
                      f"| {r['wins']}-{r['draws']}-{r['losses']} | {r['score']:.3f} [{lo:.2f}, {hi:.2f}] | {diff} "
-                     f"| {_turn_text(r['losses_turn'])} |")  # fmt: skip
+                     f"| {losses_turn_text(r['losses_turn'])} |")  # fmt: skip
     if later:
         lines += [
             "",

@@ -41,7 +41,9 @@ def test_tiny_benchmark_writes_its_table(tmp_path, capsys):
     doc = json.loads((tmp_path / "benchmark-t.json").read_text())
     assert doc["results"][0]["opponent"] == "random" and doc["results"][0]["games"] == 2
     assert doc["runs"][0]["games"] == 2 and doc["runs"][0]["gradient_steps"] >= 1
-    assert "| american | alphazero |" in (tmp_path / "benchmark-t.md").read_text()
+    table = (tmp_path / "benchmark-t.md").read_text()
+    assert "| american | alphazero |" in table and "pieces behind to the end: from ply (median) |" in table
+    assert table.splitlines()[2].count("|") == table.splitlines()[0].count("|")  # every row has the new column
     # its games pair with a train.evaluate match on the same openings (the benchmark's seed plus one) and cap
     assert doc["results"][0]["openings_seed"] == 1 and doc["results"][0]["max_plies"] == 200
     spec = f"{tmp_path / 'american-t' / 'best.pt'}:sims=3"

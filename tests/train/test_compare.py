@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from train.arena import paired_difference
+from train.arena import losses_turn, losses_turn_text, paired_difference
 
 
 def test_paired_difference_is_the_mean_game_by_game_difference():
@@ -74,8 +74,8 @@ def test_two_settings_train_side_by_side_and_pair_up(tmp_path, capsys):
 
 def test_the_table_says_from_which_ply_the_losses_were_lost():
     result = {"endings": {"losses": {"games": 5, "behind_for_good": {"games": 4, "median_from": 118.5}}}}
-    turn = compare._losses_turn(result)
+    turn = losses_turn(result)
     assert turn == {"losses": 5, "games": 4, "median_from": 118.5}
-    assert compare._turn_text(turn) == "118.5 (4 of 5)"
-    assert compare._losses_turn({}) is None and compare._turn_text(None) == ""
-    assert compare._turn_text({"losses": 0, "games": 0, "median_from": None}) == ""
+    assert losses_turn_text(turn) == "118.5 (4 of 5)"
+    assert losses_turn({}) is None and losses_turn_text(None) == ""
+    assert losses_turn_text({"losses": 0, "games": 0, "median_from": None}) == ""

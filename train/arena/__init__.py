@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from .match import (
     DECISIVE_MARGIN,
+    LOSSES_TURN_HEADING,
     MATCH_MOVE_CAP,
     GameResult,
     endings,
     evaluate,
     game_ending,
+    losses_turn,
+    losses_turn_text,
     match_summary,
     play_match,
 )
@@ -26,6 +29,7 @@ from .ratings import MatchStats, PairedDifference, fit_elo, match_stats, paired_
 
 __all__ = [
     "DECISIVE_MARGIN",
+    "LOSSES_TURN_HEADING",
     "MATCH_MOVE_CAP",
     "GameResult",
     "MatchStats",
@@ -36,6 +40,8 @@ __all__ = [
     "evaluate",
     "fit_elo",
     "game_ending",
+    "losses_turn",
+    "losses_turn_text",
     "match_stats",
     "match_summary",
     "paired_difference",

@@ -30,7 +30,10 @@ from .ratings import match_stats
 __all__ = [
     "MATCH_MOVE_CAP",
     "DECISIVE_MARGIN",
+    "LOSSES_TURN_HEADING",
     "GameResult",
+    "losses_turn",
+    "losses_turn_text",
     "play_match",
     "evaluate",
     "match_summary",
@@ -217,6 +220,28 @@ def endings(games: Sequence[Mapping]) -> dict[str, dict]:
             **{f"{side}_for_good": _held(mine, f"{side}_from") for side in ("behind", "ahead")},
         }
     return out
+
+
+def losses_turn(summary: Mapping) -> dict | None:
+    """Where a match's losses were decided, from its :func:`match_summary` document: ``{"losses": N,
+    "games": M, "median_from": PLY}``, of its N lost games the M that A ended :data:`DECISIVE_MARGIN`
+    pieces or more behind for good, and the median ply from which it stayed so. None for a match
+    without endings (a document written before they were kept)."""
+    losses = summary.get("endings", {}).get("losses")
+    if not losses:
+        return None
+    return {"losses": losses["games"], **losses["behind_for_good"]}
+
+
+LOSSES_TURN_HEADING = f"losses {DECISIVE_MARGIN}+ pieces behind to the end: from ply (median)"
+"""The heading of a table column of :func:`losses_turn_text` cells."""
+
+
+def losses_turn_text(turn: Mapping | None) -> str:
+    """A table cell for :func:`losses_turn`: ``"118.5 (4 of 5)"``, empty where no loss ended so."""
+    if turn is None or not turn["games"]:
+        return ""
+    return f"{turn['median_from']:g} ({turn['games']} of {turn['losses']})"
 
 
 def _held(games: Sequence[Mapping], key: str) -> dict:
