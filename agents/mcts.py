@@ -128,7 +128,9 @@ class MCTSConfig:
     self-play (45 minutes on one core) it played 14% fewer games (a kept subtree's simulations reach
     new positions, where a fresh search's repeat its last search's and the evaluation cache answers
     them) and scored +0.185 [+0.06, +0.31] against minimax:2, +0.015 [-0.10, +0.13] against
-    minimax:4."""
+    minimax:4; on other openings and another seed (2026-12-06) -0.08 [-0.20, +0.04] and -0.075
+    [-0.19, +0.04]; over 60 minutes on two cores 0.47 against minimax:4, within noise of the other
+    60-minute runs. No gain over both seeds."""
 
     material_mix: float = 0.0
     """Weight of a material estimate in the value of every leaf the network evaluates:
