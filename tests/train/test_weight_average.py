@@ -49,11 +49,16 @@ def test_the_first_updates_average_with_a_smaller_decay_then_with_the_decay():
     assert torch.allclose(average.weights()["value_fc.0.bias"], d * before)
 
 
-def test_weights_are_copies_that_later_updates_do_not_change():
+def test_weights_and_saved_states_are_copies_that_later_updates_do_not_change():
     average = WeightAverage(_net(0.0), decay=0.5)
-    taken = average.weights()
+    taken, saved = average.weights(), average.state_dict()
     average.update(_net(1.0))
     assert float(taken["stem.0.weight"].abs().sum()) == 0.0
+    assert float(saved["weights"]["stem.0.weight"].abs().sum()) == 0.0 and saved["updates"] == 0
+    restored = WeightAverage(_net(0.5), decay=0.5)
+    restored.load_state_dict(average.state_dict())
+    assert restored.updates == 1
+    assert all(torch.equal(restored.weights()[k], average.weights()[k]) for k in taken)
 
 
 @pytest.mark.parametrize("decay", [0.0, 1.0, -0.1, 1.5])

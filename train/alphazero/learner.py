@@ -64,7 +64,8 @@ class WeightAverage:
     ``update(net)`` after each gradient step moves every floating-point tensor of the average towards
     the network's by ``1 - d``, where ``d = min(decay, (1 + n) / (10 + n))`` after ``n`` updates, so
     the first updates are not dominated by the random start; integer tensors (the batch-norm counters)
-    are copied. ``weights()`` is a state dict for ``load_state_dict``.
+    are copied. The average lives on the network's device (a GPU run copies nothing to the host per
+    step); ``weights()`` is a CPU state dict for ``load_state_dict``.
     """
 
     def __init__(self, net: torch.nn.Module, decay: float):
@@ -72,7 +73,7 @@ class WeightAverage:
             raise ValueError(f"decay must be in (0, 1), got {decay!r}")
         self.decay = decay
         self.updates = 0
-        self._state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+        self._state = {k: v.detach().clone() for k, v in net.state_dict().items()}
 
     @torch.no_grad()
     def update(self, net: torch.nn.Module) -> None:
@@ -80,19 +81,19 @@ class WeightAverage:
         for key, value in net.state_dict().items():
             mine = self._state[key]
             if mine.is_floating_point():
-                mine.mul_(d).add_(value.detach().cpu(), alpha=1.0 - d)
+                mine.mul_(d).add_(value.detach(), alpha=1.0 - d)
             else:
                 mine.copy_(value)
         self.updates += 1
 
     def weights(self) -> dict[str, torch.Tensor]:
-        return {k: v.clone() for k, v in self._state.items()}
+        return {k: v.detach().cpu().clone() for k, v in self._state.items()}
 
     def state_dict(self) -> dict[str, object]:
-        return {"weights": self._state, "updates": self.updates}
+        return {"weights": self.weights(), "updates": self.updates}
 
     def load_state_dict(self, state: dict[str, object]) -> None:
-        self._state = {k: v.detach().cpu().clone() for k, v in state["weights"].items()}
+        self._state = {k: v.detach().to(self._state[k].device).clone() for k, v in state["weights"].items()}
         self.updates = int(state["updates"])
 
 
