@@ -194,10 +194,10 @@ class AlphaZeroConfig:
     steps smooths out the noise of a constant step size, as the averaged networks of KataGo and
     Leela Chess Zero do. The first updates average with a smaller decay, ``(1 + n) / (10 + n)``
     after ``n`` updates, so the early average does not hold on to the random start. 0: off. Off by
-    default, not ruled out: over the 60-minute two-core international benchmark (2026-12-06), 0.995 (an
-    average over about 200 steps, one replay buffer of samples) scored above the network as trained in
-    each match, paired on the same openings (+0.025, +0.045 and +0.08 against minimax:2, :4 and :6),
-    but pooled over the 300 games +0.05 [-0.013, +0.113], within noise (docs/BENCHMARKS.md)."""
+    default: over the 60-minute two-core international benchmark (2026-12-06), 0.995 (an average over
+    about 200 steps, one replay buffer of samples) scored +0.025, +0.045 and +0.08 above the network as
+    trained against minimax:2, :4 and :6 on the benchmark's openings, -0.055 against minimax:4 on
+    others; pooled over the 400 paired games +0.024 [-0.033, +0.080] (docs/BENCHMARKS.md)."""
     gate_games: int = 0
     """Games of the new network against the previous best after each iteration (0: every new network is
     accepted, as in AlphaZero; >0: AlphaGo Zero gating)."""
