@@ -24,6 +24,7 @@ their networks and checkpoints do.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Literal, get_args
 
@@ -49,6 +50,7 @@ __all__ = [
     "INFERENCE_DTYPES",
     "inference_dtype",
     "set_torch_threads",
+    "cpu_state",
 ]
 
 
@@ -154,6 +156,12 @@ class PolicyValueNet(nn.Module):
             raise ValueError("this network has no material head (NetConfig.material_head is false)")
         logits, features = self._logits_and_value_features(obs)
         return logits, self._value(features), torch.tanh(self.material_fc(features).squeeze(1))
+
+
+def cpu_state(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A copy of a state dict (``module.state_dict()``) on the CPU, detached, sharing no storage with
+    it: weights to save, send to another process or keep while the network trains on."""
+    return {k: v.detach().cpu().clone() for k, v in state.items()}
 
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -79,7 +79,7 @@ import torch
 from agents.base import Agent, make_agent
 from agents.learned import MCTSAgent, PolicyAgent
 from agents.mcts import MCTSConfig
-from agents.networks import NetConfig, PolicyValueNet
+from agents.networks import NetConfig, PolicyValueNet, cpu_state
 from agents.runtime import tune_process, usable_cores
 from checkers_env.core import Rules, get_rules
 
@@ -124,7 +124,7 @@ class PlayerRecipe:
         """The recipe of a learned agent; None for any other agent (it is then played where it is)."""
         if not isinstance(agent, (MCTSAgent, PolicyAgent)):
             return None
-        weights = {k: v.detach().cpu().clone() for k, v in agent.net.state_dict().items()}
+        weights = cpu_state(agent.net.state_dict())
         common = {"rules": agent.rules, "net": agent.net.config, "weights": weights, "seed": agent.seed,
                   "name": agent.name}  # fmt: skip
         if isinstance(agent, MCTSAgent):

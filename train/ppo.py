@@ -35,7 +35,7 @@ import torch
 from agents.base import Agent
 from agents.checkpoint import save_agent
 from agents.learned import PolicyAgent
-from agents.networks import PolicyValueNet, masked_log_softmax
+from agents.networks import PolicyValueNet, cpu_state, masked_log_softmax
 from checkers_env.core.variants import Rules
 from checkers_env.vector import VectorEnv
 
@@ -254,7 +254,7 @@ class PPOLearner:
         stats = self._update(b_obs, b_mask, b_act, b_logp, b_adv, b_ret, n)
         self.iteration += 1
         if self.iteration % c.snapshot_every == 0:
-            self.pool.append({k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()})
+            self.pool.append(cpu_state(self.net.state_dict()))
             self.pool = self.pool[-c.pool_size :]
         stats.update(
             {
@@ -302,7 +302,7 @@ class PPOLearner:
         return self.iteration
 
     def weights(self) -> dict[str, torch.Tensor]:
-        return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+        return cpu_state(self.net.state_dict())
 
     def eval_agent(self, seed: int) -> Agent:
         net = PolicyValueNet(self.rules.board_size, self.net.config)

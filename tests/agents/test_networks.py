@@ -7,7 +7,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.networks import NetConfig, PolicyValueNet, masked_log_softmax, masked_softmax, pick_device  # noqa: E402
+from agents.networks import (  # noqa: E402
+    NetConfig,
+    PolicyValueNet,
+    cpu_state,
+    masked_log_softmax,
+    masked_softmax,
+    pick_device,
+)
 from checkers_env.core import Board  # noqa: E402
 from checkers_env.encoding import encode_action, legal_action_sequences, num_actions  # noqa: E402
 from checkers_env.observation import planes_of  # noqa: E402
@@ -158,3 +165,13 @@ def test_an_mcts_agent_finds_its_kept_trees_when_the_games_change_rows():
             assert agent._mcts.carried.tolist() == chosen.tolist() and min(chosen) > 1
         else:
             assert not agent._mcts.carried.any()
+
+
+def test_cpu_state_is_a_detached_copy_that_training_does_not_change():
+    net = PolicyValueNet(8, NetConfig(channels=4, blocks=1, value_hidden=4))
+    copy = cpu_state(net.state_dict())
+    assert copy.keys() == net.state_dict().keys()
+    with torch.no_grad():
+        net.stem[0].weight.add_(1.0)
+    assert not torch.equal(copy["stem.0.weight"], net.stem[0].weight)
+    assert all(not v.requires_grad and v.device.type == "cpu" for v in copy.values())

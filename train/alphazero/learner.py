@@ -41,7 +41,7 @@ from agents.base import Agent
 from agents.checkpoint import save_agent
 from agents.learned import MCTSAgent
 from agents.mcts import MCTSConfig
-from agents.networks import PolicyValueNet
+from agents.networks import PolicyValueNet, cpu_state
 from agents.runtime import ThreadChooser, usable_cores
 from checkers_env.core import Board, Rules
 from checkers_env.core.pdn import game_to_pdn
@@ -87,7 +87,7 @@ class WeightAverage:
         self.updates += 1
 
     def weights(self) -> dict[str, torch.Tensor]:
-        return {k: v.detach().cpu().clone() for k, v in self._state.items()}
+        return cpu_state(self._state)
 
     def state_dict(self) -> dict[str, object]:
         return {"weights": self.weights(), "updates": self.updates}
@@ -304,7 +304,7 @@ class AlphaZeroLearner:
 
     def weights(self) -> dict[str, torch.Tensor]:
         """The network as trained: what self-play plays and the gradient steps continue."""
-        return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+        return cpu_state(self.net.state_dict())
 
     def candidate_weights(self) -> dict[str, torch.Tensor]:
         """The network this iteration puts forward (to gating, or as the best): the moving average
