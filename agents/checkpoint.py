@@ -233,6 +233,7 @@ def load_agent(
     fpu_reduction: float | None = None,
     reuse_tree: bool | None = None,
     material_mix: float | None = None,
+    minimax_weight: float | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     **net_overrides: int,
@@ -255,6 +256,8 @@ def load_agent(
             which is off: the learner writes its checkpoints to search afresh).
         material_mix: weight of the material estimate in the search's leaf values (alphazero,
             :attr:`~agents.mcts.MCTSConfig.material_mix`; default: as trained).
+        minimax_weight: weight of the implicit minimax value in the search's PUCT choices (alphazero,
+            :attr:`~agents.mcts.MCTSConfig.minimax_weight`; default: as trained).
         device: torch device of the network.
         dtype: number format of the search's forward passes (alphazero; ``float32``,
             ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
@@ -289,7 +292,7 @@ def load_agent(
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
         chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
                   "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree,
-                  "material_mix": material_mix}  # fmt: skip
+                  "material_mix": material_mix, "minimax_weight": minimax_weight}  # fmt: skip
         try:
             mcts = replace(mcts, **{k: v for k, v in chosen.items() if v is not None})  # validated again
         except ValueError as exc:
@@ -298,20 +301,20 @@ def load_agent(
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree, material_mix)
+    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree, material_mix, minimax_weight)
     if any(v is not None for v in searching) or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
-                              "(no sims, time, root, c_puct, fpu, reuse, mix or dtype)")  # fmt: skip
+                              "(no sims, time, root, c_puct, fpu, reuse, mix, minimax or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
-                 "fpu": float, "reuse": parse_flag, "mix": float}  # fmt: skip
+                 "fpu": float, "reuse": parse_flag, "mix": float, "minimax": float}  # fmt: skip
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
     """The ``.pt`` agent-spec loader (see :mod:`agents.base`):
-    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,mix=W,dtype=D]``.
+    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,mix=W,minimax=M,dtype=D]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
     a move may take, ``root`` the root search (``puct`` or ``gumbel``),
@@ -321,7 +324,8 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     after the agent's leg and the opponent's reply; ``reuse=0``: every
     search starts afresh), ``mix`` the weight of the material estimate in
     the search's leaf values (:attr:`~agents.mcts.MCTSConfig.material_mix`),
-    ``dtype`` the number format of the network in the search (``float32``,
+    ``minimax`` the weight of the implicit minimax value in its PUCT choices
+    (:attr:`~agents.mcts.MCTSConfig.minimax_weight`), ``dtype`` the number format of the network in the search (``float32``,
     the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
     as it was trained, in float32.
     """
@@ -344,6 +348,7 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             fpu_reduction=opts.get("fpu"),
             reuse_tree=opts.get("reuse"),
             material_mix=opts.get("mix"),
+            minimax_weight=opts.get("minimax"),
             dtype=opts.get("dtype", "float32"),
         )
     except AgentSpecError:

@@ -29,7 +29,9 @@ minimax quiescence search does.
 Values are in ``[-1, 1]``: a win for the player concerned is +1. A game that
 ends inside the tree (no legal move, the draw counter) gets its exact value.
 Unvisited children are scored with the parent's value less ``fpu_reduction``
-(first-play urgency), as Leela does.
+(first-play urgency), as Leela does. With ``minimax_weight`` a child's score
+mixes its mean value with the minimax of the values below it (implicit
+minimax backups), so a refutation found deep in a line counts at once.
 
 The root is searched by PUCT, as in AlphaZero, or by Gumbel AlphaZero's
 sequential halving (``MCTSConfig.root``). A search returns a
@@ -144,6 +146,16 @@ class MCTSConfig:
     minutes on one core each, side by side; docs/BENCHMARKS.md)."""
     material_scale: float = 3.0
     """Material lead that the material estimate puts at ``tanh(1)`` (0.76)."""
+    minimax_weight: float = 0.0
+    """Weight of the implicit minimax value in the value a PUCT choice reads (Lanctot, Winands, Pepels
+    and Sturtevant, "Monte Carlo Tree Search with Heuristic Evaluations using Implicit Minimax
+    Backups", 2014): every node also keeps the minimax of the evaluations below it (a leaf: its
+    network or exact value; an expanded node: the best of its visited children's, for the colour
+    choosing among them), and a child is scored by ``(1 - w) * mean value + w * minimax value``,
+    its parent's value for first-play urgency too. A mean moves slowly when a line that looked good
+    is refuted a few legs down, its earlier visits still counting; the minimax moves at once. 0: the
+    mean alone, as AlphaZero. The root's value, the visit counts and the Gumbel root's completed
+    Q-values stay means."""
 
     def __post_init__(self) -> None:
         # the first simulation only expands the root: at least two are needed to visit a child
@@ -166,6 +178,8 @@ class MCTSConfig:
                 f"material_mix must be in [0, 1] and material_scale positive, got {self.material_mix!r} "
                 f"and {self.material_scale!r}"
             )
+        if not 0.0 <= self.minimax_weight <= 1.0:
+            raise ValueError(f"minimax_weight must be in [0, 1], got {self.minimax_weight!r}")
         if self.reuse_tree and self.root != "puct":
             raise ValueError("reuse_tree needs the puct root: sequential halving plans its visits from a fresh root")
 
@@ -202,6 +216,9 @@ class Tree(NamedTuple):
     """``int32[B, N]``: simulations that went through the node."""
     value_sum: np.ndarray
     """``float32[B, N]``: sum of the values backed up through the node, for ``mover``."""
+    best_value: np.ndarray
+    """``float32[B, N]``: minimax value of the node for ``mover`` (0 until visited): a leaf's evaluation,
+    an expanded node's best visited child's value for the colour choosing among them."""
     mover: np.ndarray
     """``int8[B, N]``: colour that chose the leg into the node (the root: the colour to move)."""
     turn: np.ndarray
@@ -249,6 +266,7 @@ def new_tree(num_trees: int, max_nodes: int, max_states: int) -> Tree:
         prior=np.zeros((b, n), dtype=np.float32),
         visits=np.zeros((b, n), dtype=np.int32),
         value_sum=np.zeros((b, n), dtype=np.float32),
+        best_value=np.zeros((b, n), dtype=np.float32),
         mover=np.zeros((b, n), dtype=np.int8),
         turn=np.zeros((b, n), dtype=np.int8),
         slot=np.full((b, n), UNVISITED, dtype=np.int32),
@@ -281,7 +299,8 @@ def new_leaf_batch(num_trees: int, max_states: int, board_size: int) -> LeafBatc
 def _backup(tree, b, path, depth, leaf_turn, v, discount):
     """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``, times ``discount``
     for every whole move between the leaf and each node (a node's incoming leg ended a move when the
-    side to move changed across it)."""
+    side to move changed across it). The leaf's minimax value becomes ``v``, and every node above it
+    takes the best of its visited children's (:attr:`Tree.best_value`)."""
     for i in range(depth, -1, -1):
         node = path[b, i]
         tree.visits[b, node] += 1
@@ -289,8 +308,31 @@ def _backup(tree, b, path, depth, leaf_turn, v, discount):
             tree.value_sum[b, node] += v
         else:
             tree.value_sum[b, node] -= v
+        if i == depth:
+            tree.best_value[b, node] = v if tree.mover[b, node] == leaf_turn else -v
+        else:
+            tree.best_value[b, node] = _children_minimax(tree, b, node, discount)
         if tree.turn[b, node] != tree.mover[b, node]:
             v *= discount
+
+
+@kernel(inline="always")
+def _children_minimax(tree, b, node, discount):
+    """The minimax value of an expanded ``node`` for its ``mover``: the best of its visited children's
+    minimax values for the colour choosing among them (its ``turn``), a child's value discounted when
+    its leg ended a move."""
+    best = -2.0
+    first = tree.child_start[b, node]
+    for k in range(tree.n_children[b, node]):
+        c = first + k
+        if tree.visits[b, c] == 0:
+            continue
+        q = tree.best_value[b, c]
+        if tree.turn[b, c] != tree.mover[b, c]:
+            q *= discount
+        if q > best:
+            best = q
+    return best if tree.mover[b, node] == tree.turn[b, node] else -best
 
 
 @kernel(inline="always")
@@ -300,6 +342,7 @@ def _new_child(tree, b, c, a, p, t):
     tree.prior[b, c] = p
     tree.visits[b, c] = 0
     tree.value_sum[b, c] = 0.0
+    tree.best_value[b, c] = 0.0
     tree.mover[b, c] = t
     tree.turn[b, c] = -1
     tree.slot[b, c] = UNVISITED
@@ -323,11 +366,13 @@ def _make_state(tree, b, node, parent, params, tables, moves, scratch):
 
 
 @kernel
-def _select_leaves(active, root_child, c_puct, fpu_reduction, discount, params, tables, moves, scratch, tree, leaves):
+def _select_leaves(active, root_child, c_puct, fpu_reduction, minimax_weight, discount, params, tables, moves,
+                   scratch, tree, leaves):
     """Descend each active tree to a leaf; write the leaves that need the network into ``leaves``.
 
     ``root_child[b] >= 0`` makes tree ``b``'s walk leave its (expanded) root through that node
-    (the Gumbel root's choice); below the root, and when it is -1, children are chosen by PUCT.
+    (the Gumbel root's choice); below the root, and when it is -1, children are chosen by PUCT, on
+    values mixing the mean and the minimax value by ``minimax_weight``.
 
     A new node with a single legal leg (a forced capture, or the only move) is
     not evaluated: it gets its one child at once and the walk goes on through
@@ -404,7 +449,8 @@ def _select_leaves(active, root_child, c_puct, fpu_reduction, discount, params, 
             sign = 1.0 if tree.mover[b, node] == tree.turn[b, node] else -1.0
             parent_q = 0.0
             if parent_n > 0:
-                parent_q = sign * tree.value_sum[b, node] / parent_n
+                parent_q = sign * ((1.0 - minimax_weight) * tree.value_sum[b, node] / parent_n
+                                   + minimax_weight * tree.best_value[b, node])
             fpu = parent_q - fpu_reduction
             sqrt_n = np.sqrt(max(parent_n, 1))
             best = -1
@@ -413,7 +459,10 @@ def _select_leaves(active, root_child, c_puct, fpu_reduction, discount, params, 
             for k in range(tree.n_children[b, node]):
                 c = first + k
                 nc = tree.visits[b, c]
-                q = fpu if nc == 0 else tree.value_sum[b, c] / nc
+                if nc == 0:
+                    q = fpu
+                else:
+                    q = (1.0 - minimax_weight) * tree.value_sum[b, c] / nc + minimax_weight * tree.best_value[b, c]
                 score = q + c_puct * tree.prior[b, c] * sqrt_n / (1.0 + nc)
                 if score > best_score:
                     best_score = score
@@ -535,6 +584,7 @@ def _reroot(start, games, keep_nodes, keep_states, tree, marks, node_map, state_
             tree.prior[b, d] = tree.prior[b, i]
             tree.visits[b, d] = tree.visits[b, i]
             tree.value_sum[b, d] = tree.value_sum[b, i]
+            tree.best_value[b, d] = tree.best_value[b, i]
             tree.mover[b, d] = tree.mover[b, i]
             tree.turn[b, d] = tree.turn[b, i]
             slot = tree.slot[b, i]
@@ -544,6 +594,7 @@ def _reroot(start, games, keep_nodes, keep_states, tree, marks, node_map, state_
         # a root's values are for the colour to move in it
         if tree.mover[b, ROOT_INDEX] != tree.turn[b, ROOT_INDEX]:
             tree.value_sum[b, ROOT_INDEX] = -tree.value_sum[b, ROOT_INDEX]
+            tree.best_value[b, ROOT_INDEX] = -tree.best_value[b, ROOT_INDEX]
             tree.mover[b, ROOT_INDEX] = tree.turn[b, ROOT_INDEX]
         tree.n_nodes[b] = j
         tree.n_states[b] = r
@@ -563,6 +614,7 @@ def _init_roots(active, games, tree):
         tree.n_children[b, ROOT_INDEX] = 0
         tree.visits[b, ROOT_INDEX] = 0
         tree.value_sum[b, ROOT_INDEX] = 0.0
+        tree.best_value[b, ROOT_INDEX] = 0.0
         t = games[b, mg.S_TURN]
         tree.mover[b, ROOT_INDEX] = t
         tree.turn[b, ROOT_INDEX] = t
@@ -1010,8 +1062,8 @@ class BatchedMCTS:
     def _round(self, active: np.ndarray, evaluator: Evaluator, root_child: np.ndarray) -> None:
         c = self.config
         leaves = self._leaves
-        _select_leaves(active, root_child, c.c_puct, c.fpu_reduction, c.discount, self._params, self._tables,
-                       self._moves, self._scratch, self.tree, leaves)  # fmt: skip
+        _select_leaves(active, root_child, c.c_puct, c.fpu_reduction, c.minimax_weight, c.discount, self._params,
+                       self._tables, self._moves, self._scratch, self.tree, leaves)  # fmt: skip
         need = np.flatnonzero(leaves.status == LEAF_EVAL)
         if need.size:
             obs = leaves.obs[need]

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.mcts import BatchedMCTS, CachingEvaluator, MCTSConfig, halving_schedule, uniform_evaluator
+from agents.mcts import ROOT_INDEX, BatchedMCTS, CachingEvaluator, MCTSConfig, halving_schedule, uniform_evaluator
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
 from checkers_env.game import game_from_board
@@ -393,3 +393,73 @@ def test_the_material_mix_values_a_quiet_leaf_by_its_material():
 def test_bad_material_settings_are_rejected(bad):
     with pytest.raises(ValueError, match="material_mix must be in"):
         MCTSConfig(**bad)
+
+
+# ---------------------------------------------------------------- implicit minimax backups (minimax_weight)
+
+
+def _check_minimax_values(tree, b, discount):
+    """Every visited node's ``best_value``: a terminal node's exact value; an expanded node's, the best of
+    its visited children's for the colour choosing among them, turned to its mover's side."""
+    checked = 0
+    for node in range(int(tree.n_nodes[b])):
+        if tree.visits[b, node] == 0:
+            continue
+        if tree.terminal[b, node]:
+            assert tree.best_value[b, node] == tree.term_value[b, node]
+            continue
+        first, k = int(tree.child_start[b, node]), int(tree.n_children[b, node])
+        seen = [c for c in range(first, first + k) if first >= 0 and tree.visits[b, c] > 0]
+        if not seen:
+            continue
+        best = max(tree.best_value[b, c] * (discount if tree.turn[b, c] != tree.mover[b, c] else 1.0) for c in seen)
+        expected = best if tree.mover[b, node] == tree.turn[b, node] else -best
+        assert tree.best_value[b, node] == pytest.approx(expected, abs=1e-6), node
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+def test_every_node_keeps_the_minimax_of_its_visited_children(weight):
+    # kept whatever the weight (with 0 it is not read); a discount below 1 is applied per whole move
+    board = Board("american", fen="W:W21,22,23,25,27:B5,9,10,14,16")
+    config = MCTSConfig(simulations=60, minimax_weight=weight, discount=0.9)
+    mcts = BatchedMCTS("american", 1, config)
+    mcts.search(game_from_board(board)[None], np.ones(1, dtype=np.bool_), _varied_evaluator)
+    assert _check_minimax_values(mcts.tree, 0, 0.9) > 10
+
+
+def test_a_kept_subtree_keeps_its_minimax_values_turned_to_its_new_root():
+    board = Board("american")
+    config = MCTSConfig(simulations=80, minimax_weight=0.5, reuse_tree=True)
+    mcts = BatchedMCTS("american", 1, config)
+    mcts.search(game_from_board(board)[None], np.ones(1, dtype=np.bool_), _varied_evaluator)
+    # the position after the most visited leg and the most visited reply: a node whose mover is Black
+    tree = mcts.tree
+    node = ROOT_INDEX
+    for _ in range(2):
+        first, k = tree.child_start[0, node], tree.n_children[0, node]
+        node = first + int(np.argmax(tree.visits[0, first : first + k]))
+    kept = tree.best_value[0, node]
+    assert tree.mover[0, node] != tree.turn[0, node]
+    position = tree.states[0, tree.slot[0, node]].copy()
+    mcts.begin(position[None], np.ones(1, dtype=np.bool_))
+    assert mcts.carried[0] > 0 and tree.best_value[0, ROOT_INDEX] == -kept
+    while mcts.searching.any():
+        mcts.step(_varied_evaluator)
+    assert _check_minimax_values(tree, 0, 1.0) > 10
+
+
+def test_a_win_found_below_is_the_roots_minimax_value_at_once():
+    # 22x15x8 wins; with the uniform network (value 0) the root's mean lags behind, its minimax does not
+    board = Board("american", fen="W:W22,23:B11,18")
+    mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=8, minimax_weight=1.0))
+    result = mcts.search(game_from_board(board)[None], np.ones(1, dtype=np.bool_), uniform_evaluator)
+    assert mcts.tree.best_value[0, ROOT_INDEX] == 1.0
+    assert result.root_value[0] < 1.0
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5])
+def test_bad_minimax_weights_are_rejected(bad):
+    with pytest.raises(ValueError, match="minimax_weight must be in"):
+        MCTSConfig(minimax_weight=bad)

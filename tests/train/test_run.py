@@ -371,16 +371,21 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     mixing = make_agent(f"{path}:sims=5,mix=0.4", "american", seed=3)
     assert mixing.mcts_config.material_mix == 0.4 and agent.mcts_config.material_mix == 0.0  # as trained
     _plays(mixing)
+    backing = make_agent(f"{path}:sims=5,minimax=0.5", "american", seed=3)
+    assert backing.mcts_config.minimax_weight == 0.5 and agent.mcts_config.minimax_weight == 0.0  # as trained
+    _plays(backing)
     bad_specs = (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta",
                  f"{path}:dtype=float16", f"{path}:c_puct=0", f"{path}:c_puct=-1", f"{path}:fpu=x",
-                 f"{path}:reuse=maybe", f"{path}:root=gumbel,reuse=1", f"{path}:mix=1.5", f"{path}:mix=x")  # fmt: skip
+                 f"{path}:reuse=maybe", f"{path}:root=gumbel,reuse=1", f"{path}:mix=1.5", f"{path}:mix=x",
+                 f"{path}:minimax=-0.5", f"{path}:minimax=2", f"{path}:minimax=x")  # fmt: skip
     for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
     # an unknown option is answered with the usage line registered for checkpoints, every option in it
     with pytest.raises(AgentSpecError) as refused:
         make_agent(f"{path}:speed=3", "american")
-    for option in ("sims=N", "time=", "root=puct|gumbel", "c_puct=", "fpu=", "reuse=1|0", "mix=W", "dtype=float32"):
+    for option in ("sims=N", "time=", "root=puct|gumbel", "c_puct=", "fpu=", "reuse=1|0", "mix=W", "minimax=M",
+                   "dtype=float32"):
         assert option in str(refused.value)
 
 
