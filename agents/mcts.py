@@ -366,8 +366,9 @@ def _make_state(tree, b, node, parent, params, tables, moves, scratch):
 
 
 @kernel
-def _select_leaves(active, root_child, c_puct, fpu_reduction, minimax_weight, discount, params, tables, moves,
-                   scratch, tree, leaves):
+def _select_leaves(
+    active, root_child, c_puct, fpu_reduction, minimax_weight, discount, params, tables, moves, scratch, tree, leaves
+):
     """Descend each active tree to a leaf; write the leaves that need the network into ``leaves``.
 
     ``root_child[b] >= 0`` makes tree ``b``'s walk leave its (expanded) root through that node
@@ -449,8 +450,10 @@ def _select_leaves(active, root_child, c_puct, fpu_reduction, minimax_weight, di
             sign = 1.0 if tree.mover[b, node] == tree.turn[b, node] else -1.0
             parent_q = 0.0
             if parent_n > 0:
-                parent_q = sign * ((1.0 - minimax_weight) * tree.value_sum[b, node] / parent_n
-                                   + minimax_weight * tree.best_value[b, node])
+                parent_q = sign * (
+                    (1.0 - minimax_weight) * tree.value_sum[b, node] / parent_n
+                    + minimax_weight * tree.best_value[b, node]
+                )
             fpu = parent_q - fpu_reduction
             sqrt_n = np.sqrt(max(parent_n, 1))
             best = -1
