@@ -218,7 +218,8 @@ class Tree(NamedTuple):
     """``float32[B, N]``: sum of the values backed up through the node, for ``mover``."""
     best_value: np.ndarray
     """``float32[B, N]``: minimax value of the node for ``mover`` (0 until visited): a leaf's evaluation,
-    an expanded node's best visited child's value for the colour choosing among them."""
+    an expanded node's best visited child's value for the colour choosing among them. Kept only when
+    ``MCTSConfig.minimax_weight`` is above 0 (it costs a pass over a node's children per backup)."""
     mover: np.ndarray
     """``int8[B, N]``: colour that chose the leg into the node (the root: the colour to move)."""
     turn: np.ndarray
@@ -295,27 +296,6 @@ def new_leaf_batch(num_trees: int, max_states: int, board_size: int) -> LeafBatc
 # ---------------------------------------------------------------- kernels
 
 
-@kernel
-def _backup(tree, b, path, depth, leaf_turn, v, discount):
-    """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``, times ``discount``
-    for every whole move between the leaf and each node (a node's incoming leg ended a move when the
-    side to move changed across it). The leaf's minimax value becomes ``v``, and every node above it
-    takes the best of its visited children's (:attr:`Tree.best_value`)."""
-    for i in range(depth, -1, -1):
-        node = path[b, i]
-        tree.visits[b, node] += 1
-        if tree.mover[b, node] == leaf_turn:
-            tree.value_sum[b, node] += v
-        else:
-            tree.value_sum[b, node] -= v
-        if i == depth:
-            tree.best_value[b, node] = v if tree.mover[b, node] == leaf_turn else -v
-        else:
-            tree.best_value[b, node] = _children_minimax(tree, b, node, discount)
-        if tree.turn[b, node] != tree.mover[b, node]:
-            v *= discount
-
-
 @kernel(inline="always")
 def _children_minimax(tree, b, node, discount):
     """The minimax value of an expanded ``node`` for its ``mover``: the best of its visited children's
@@ -333,6 +313,28 @@ def _children_minimax(tree, b, node, discount):
         if q > best:
             best = q
     return best if tree.mover[b, node] == tree.turn[b, node] else -best
+
+
+@kernel
+def _backup(tree, b, path, depth, leaf_turn, v, discount, minimax):
+    """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``, times ``discount``
+    for every whole move between the leaf and each node (a node's incoming leg ended a move when the
+    side to move changed across it). With ``minimax``, the leaf's minimax value becomes ``v`` and every
+    node above it takes the best of its visited children's (:attr:`Tree.best_value`)."""
+    for i in range(depth, -1, -1):
+        node = path[b, i]
+        tree.visits[b, node] += 1
+        if tree.mover[b, node] == leaf_turn:
+            tree.value_sum[b, node] += v
+        else:
+            tree.value_sum[b, node] -= v
+        if minimax:
+            if i == depth:
+                tree.best_value[b, node] = v if tree.mover[b, node] == leaf_turn else -v
+            else:
+                tree.best_value[b, node] = _children_minimax(tree, b, node, discount)
+        if tree.turn[b, node] != tree.mover[b, node]:
+            v *= discount
 
 
 @kernel(inline="always")
@@ -380,6 +382,7 @@ def _select_leaves(
     it, so forced sequences cost no network call and the search sees past them.
     """
     n_trees = active.shape[0]
+    keep_minimax = minimax_weight > 0
     cap_states = tree.states.shape[1]
     cap_nodes = tree.child_start.shape[1]
     path = leaves.path
@@ -393,14 +396,14 @@ def _select_leaves(
         while True:
             if tree.terminal[b, node]:
                 # exact value for the mover into this node
-                _backup(tree, b, path, depth, tree.mover[b, node], tree.term_value[b, node], discount)
+                _backup(tree, b, path, depth, tree.mover[b, node], tree.term_value[b, node], discount, keep_minimax)
                 leaves.status[b] = LEAF_DONE
                 break
             if tree.child_start[b, node] < 0:
                 if tree.slot[b, node] < 0:
                     if tree.n_states[b] >= cap_states:
                         # no room for another state: back up a neutral value
-                        _backup(tree, b, path, depth, tree.mover[b, node], 0.0, discount)
+                        _backup(tree, b, path, depth, tree.mover[b, node], 0.0, discount, keep_minimax)
                         leaves.status[b] = LEAF_DONE
                         break
                     code = _make_state(tree, b, node, path[b, depth - 1], params, tables, moves, scratch)
@@ -415,7 +418,9 @@ def _select_leaves(
                             tree.term_value[b, node] = 1.0
                         else:
                             tree.term_value[b, node] = -1.0
-                        _backup(tree, b, path, depth, tree.mover[b, node], tree.term_value[b, node], discount)
+                        _backup(
+                            tree, b, path, depth, tree.mover[b, node], tree.term_value[b, node], discount, keep_minimax
+                        )
                         leaves.status[b] = LEAF_DONE
                         break
                 game = tree.states[b, tree.slot[b, node]]
@@ -476,8 +481,9 @@ def _select_leaves(
 
 
 @kernel
-def _expand_backup(priors, values, tree, leaves, discount):
-    """Give each evaluated leaf its children (one per legal leg) and back its value up."""
+def _expand_backup(priors, values, tree, leaves, discount, minimax):
+    """Give each evaluated leaf its children (one per legal leg) and back its value up (and, with
+    ``minimax``, the minimax values)."""
     cap_nodes = tree.child_start.shape[1]
     for b in range(leaves.status.shape[0]):
         if leaves.status[b] != LEAF_EVAL:
@@ -494,7 +500,7 @@ def _expand_backup(priors, values, tree, leaves, discount):
                 a = leaves.legal[b, i]
                 _new_child(tree, b, first + i, a, priors[b, a], t)
             tree.n_nodes[b] = first + k
-        _backup(tree, b, leaves.path, depth, tree.turn[b, leaf], values[b], discount)
+        _backup(tree, b, leaves.path, depth, tree.turn[b, leaf], values[b], discount, minimax)
 
 
 @kernel(inline="always")
@@ -1076,7 +1082,7 @@ class BatchedMCTS:
                 values = (1.0 - c.material_mix) * values + c.material_mix * material
             self._priors[need] = priors
             self._values[need] = values
-        _expand_backup(self._priors, self._values, self.tree, leaves, c.discount)
+        _expand_backup(self._priors, self._values, self.tree, leaves, c.discount, c.minimax_weight > 0)
 
     def _expanded(self, fresh: np.ndarray) -> None:
         """After the round that expanded the roots of ``fresh``: their noise and (gumbel) halving plan."""

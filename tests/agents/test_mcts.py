@@ -419,14 +419,16 @@ def _check_minimax_values(tree, b, discount):
     return checked
 
 
-@pytest.mark.parametrize("weight", [0.0, 0.5])
-def test_every_node_keeps_the_minimax_of_its_visited_children(weight):
-    # kept whatever the weight (with 0 it is not read); a discount below 1 is applied per whole move
+def test_every_node_keeps_the_minimax_of_its_visited_children():
+    # a discount below 1 is applied per whole move; with the weight 0 the values are not kept at all
     board = Board("american", fen="W:W21,22,23,25,27:B5,9,10,14,16")
-    config = MCTSConfig(simulations=60, minimax_weight=weight, discount=0.9)
+    config = MCTSConfig(simulations=60, minimax_weight=0.5, discount=0.9)
     mcts = BatchedMCTS("american", 1, config)
     mcts.search(game_from_board(board)[None], np.ones(1, dtype=np.bool_), _varied_evaluator)
     assert _check_minimax_values(mcts.tree, 0, 0.9) > 10
+    plain = BatchedMCTS("american", 1, dataclasses.replace(config, minimax_weight=0.0))
+    plain.search(game_from_board(board)[None], np.ones(1, dtype=np.bool_), _varied_evaluator)
+    assert not plain.tree.best_value.any()
 
 
 def test_a_kept_subtree_keeps_its_minimax_values_turned_to_its_new_root():
