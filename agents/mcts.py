@@ -155,7 +155,10 @@ class MCTSConfig:
     its parent's value for first-play urgency too. A mean moves slowly when a line that looked good
     is refuted a few legs down, its earlier visits still counting; the minimax moves at once. 0: the
     mean alone, as AlphaZero. The root's value, the visit counts and the Gumbel root's completed
-    Q-values stay means."""
+    Q-values stay means. Off by default: at play, on the american 60-minute checkpoint of 2026-12-06
+    at 128 simulations against minimax:4 on the benchmark's openings (docs/BENCHMARKS.md), 0.25
+    scored -0.045 [-0.12, +0.03] and 0.5 -0.005 [-0.08, +0.07] paired, against minimax:6 0.5
+    -0.025 [-0.12, +0.07]."""
 
     def __post_init__(self) -> None:
         # the first simulation only expands the root: at least two are needed to visit a child
