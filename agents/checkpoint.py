@@ -325,9 +325,10 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     search starts afresh), ``mix`` the weight of the material estimate in
     the search's leaf values (:attr:`~agents.mcts.MCTSConfig.material_mix`),
     ``minimax`` the weight of the implicit minimax value in its PUCT choices
-    (:attr:`~agents.mcts.MCTSConfig.minimax_weight`), ``dtype`` the number format of the network in the search (``float32``,
-    the default, ``bfloat16`` or ``auto``); without them the checkpoint plays
-    as it was trained, in float32.
+    (:attr:`~agents.mcts.MCTSConfig.minimax_weight`), ``dtype`` the number
+    format of the network in the search (``float32``, the default,
+    ``bfloat16`` or ``auto``); without them the checkpoint plays as it was
+    trained, in float32.
     """
     spec = f"{path}:{options}" if options else path
     opts = parse_options(options, _SPEC_OPTIONS, spec, loader_usage(".pt"))  # registered in agents/__init__.py

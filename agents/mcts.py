@@ -303,7 +303,8 @@ def new_leaf_batch(num_trees: int, max_states: int, board_size: int) -> LeafBatc
 def _children_minimax(tree, b, node, discount):
     """The minimax value of an expanded ``node`` for its ``mover``: the best of its visited children's
     minimax values for the colour choosing among them (its ``turn``), a child's value discounted when
-    its leg ended a move."""
+    its leg ended a move. A backup calls it only on nodes above the leaf, which have the path's child
+    visited, so the start below every value never comes out."""
     best = -2.0
     first = tree.child_start[b, node]
     for k in range(tree.n_children[b, node]):
