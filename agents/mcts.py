@@ -319,6 +319,14 @@ def _children_minimax(tree, b, node, discount):
     return best if tree.mover[b, node] == tree.turn[b, node] else -best
 
 
+@kernel(inline="always")
+def _mixed_value(tree, b, node, minimax_weight):
+    """The value PUCT reads for a visited ``node`` (for its ``mover``): its mean value and its minimax
+    value mixed by ``minimax_weight`` (0: the mean alone)."""
+    n = tree.visits[b, node]
+    return (1.0 - minimax_weight) * tree.value_sum[b, node] / n + minimax_weight * tree.best_value[b, node]
+
+
 @kernel
 def _backup(tree, b, path, depth, leaf_turn, v, discount, minimax):
     """Add value ``v`` (for colour ``leaf_turn``) along ``path[b, :depth + 1]``, times ``discount``
@@ -459,10 +467,7 @@ def _select_leaves(
             sign = 1.0 if tree.mover[b, node] == tree.turn[b, node] else -1.0
             parent_q = 0.0
             if parent_n > 0:
-                parent_q = sign * (
-                    (1.0 - minimax_weight) * tree.value_sum[b, node] / parent_n
-                    + minimax_weight * tree.best_value[b, node]
-                )
+                parent_q = sign * _mixed_value(tree, b, node, minimax_weight)
             fpu = parent_q - fpu_reduction
             sqrt_n = np.sqrt(max(parent_n, 1))
             best = -1
@@ -471,10 +476,7 @@ def _select_leaves(
             for k in range(tree.n_children[b, node]):
                 c = first + k
                 nc = tree.visits[b, c]
-                if nc == 0:
-                    q = fpu
-                else:
-                    q = (1.0 - minimax_weight) * tree.value_sum[b, c] / nc + minimax_weight * tree.best_value[b, c]
+                q = fpu if nc == 0 else _mixed_value(tree, b, c, minimax_weight)
                 score = q + c_puct * tree.prior[b, c] * sqrt_n / (1.0 + nc)
                 if score > best_score:
                     best_score = score
