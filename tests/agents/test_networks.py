@@ -17,6 +17,7 @@ from agents.networks import (  # noqa: E402
 )
 from checkers_env.core import Board  # noqa: E402
 from checkers_env.encoding import encode_action, legal_action_sequences, num_actions  # noqa: E402
+from checkers_env.game import random_observations  # noqa: E402
 from checkers_env.observation import planes_of  # noqa: E402
 
 
@@ -61,6 +62,7 @@ def test_masked_softmax_gives_illegal_actions_exactly_zero():
     # a row with no legal action: all zero, no nan
     assert torch.all(probs[3] == 0)
     assert not torch.isnan(masked_log_softmax(logits, mask)).any()
+    torch.testing.assert_close(probs, masked_log_softmax(logits, mask).exp())  # the two agree
 
 
 def test_masked_policy_of_a_real_position_covers_only_legal_legs():
@@ -137,6 +139,22 @@ def test_a_bfloat16_evaluator_agrees_with_float32_and_leaves_the_network_alone(s
     np.testing.assert_allclose(values, exact_values, atol=0.02)
     assert not priors[masks == 0].any() and np.allclose(priors.sum(1), 1.0, atol=1e-5)
     assert all(p.dtype == torch.float32 for p in net.parameters())  # a copy was converted, not the net
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_channels_last_evaluator_gives_what_a_channels_first_one_gives(dtype):
+    """The layout of the batch and weights is a speed choice only (bfloat16 on the CPU takes channels
+    last by default): the same network gives the same priors and values either way."""
+    from agents.learned import make_evaluator
+
+    torch.manual_seed(0)
+    net = PolicyValueNet(10, NetConfig(channels=16, blocks=2, value_hidden=16)).eval()
+    obs, masks = random_observations("international", 12, seed=3)
+    first = make_evaluator(net, dtype=dtype, channels_last=False)(obs, masks)
+    last = make_evaluator(net, dtype=dtype, channels_last=True)(obs, masks)
+    for a, b in zip(first, last):
+        np.testing.assert_allclose(a, b, atol=1e-2 if dtype == "bfloat16" else 1e-5)
+    assert all(p.is_contiguous() for p in net.parameters())  # a copy was laid out, not the net
 
 
 def test_an_mcts_agent_finds_its_kept_trees_when_the_games_change_rows():
