@@ -100,10 +100,12 @@ def main(argv: list[str] | None = None) -> int:
                 # self-play has no setting for the layout (it takes make_evaluator's default): time the
                 # channels-first one by handing self-play an evaluator maker that asks for it
                 selfplay.make_evaluator = functools.partial(make_evaluator, channels_last=cl)
-                start = time.perf_counter()
-                records = play_selfplay_games(job, parallel=args.games)
-                seconds = time.perf_counter() - start
-                selfplay.make_evaluator = make_evaluator
+                try:
+                    start = time.perf_counter()
+                    records = play_selfplay_games(job, parallel=args.games)
+                    seconds = time.perf_counter() - start
+                finally:
+                    selfplay.make_evaluator = make_evaluator
                 if r:
                     plies[k].append(sum(g.plies for g in records) / seconds)
                     games_min[k].append(60 * len(records) / seconds)
