@@ -60,7 +60,7 @@ class SelfPlayConfig:
     """Number format of the network's forward passes in self-play (:func:`agents.networks.inference_dtype`):
     ``auto`` is bfloat16 on a CPU that computes it natively (AVX-512 BF16 or AMX), float32 elsewhere.
     The network trains in float32 either way, and evaluation agents search in float32. In bfloat16 the network
-    is laid out channels last (:func:`agents.learned.make_evaluator`), which doubles its speed again; before
+    is laid out channels last (:func:`agents.learned.make_evaluator`), about 1.6 times as fast again; before
     that (2026-12-02), side by side on one core each, bfloat16 played 15% more games than float32 on international (paired +0.08 [-0.05,
     +0.21] against minimax:2) and 11% more on american (+0.095 [+0.002, +0.188] against minimax:4;
     docs/BENCHMARKS.md)."""
