@@ -83,9 +83,10 @@ def make_evaluator(net: PolicyValueNet, device: torch.device | str = "cpu", trac
 
     def evaluate(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
-            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)).to(device, number_format)
+            x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
+            x = x.to(device, number_format, memory_format=layout)  # one copy converts and lays out the batch
             m = torch.from_numpy(np.ascontiguousarray(masks)).to(device)
-            logits, values = model(x.contiguous(memory_format=layout))
+            logits, values = model(x)
             priors = masked_softmax(logits.float(), m)
             return priors.cpu().numpy(), values.float().cpu().numpy()
 
