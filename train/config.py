@@ -56,6 +56,10 @@ class TrainConfig:
     """Games per opponent at each periodic evaluation (pairs with colours reversed)."""
     eval_opponents: tuple[str, ...] = ("minimax:2", "minimax:4")
     """Agent specs the learning curve is measured against (ppo also always meets random)."""
+    keep_curve_checkpoints: bool = True
+    """Keep the agent of each learning-curve point as ``curve/step-NNNNNNN.pt`` (a copy of ``best.pt`` when
+    it was measured, a few hundred kB), so that the curve can be measured again afterwards with more games
+    or another search (``python -m train.curve RUN``) without training again."""
     final_games: int = 20
     """Games per opponent in the final evaluation table (0 skips it)."""
     eval_max_moves: int = MATCH_MOVE_CAP

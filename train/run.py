@@ -39,6 +39,8 @@ Files of a run folder::
     learning_curve.png   score against each evaluation opponent over training minutes
     samples.pdn          sample self-play games (alphazero)
     results.json         the final evaluation table
+    curve/step-N.pt      the agent of each learning-curve point (``keep_curve_checkpoints``), N its
+                         gradient step as in eval.csv; python -m train.curve RUN measures them again
 """
 
 from __future__ import annotations
@@ -62,12 +64,22 @@ from .learner import Learner, learner_class
 from .logs import RunLogger, eval_row, plot_learning_curve
 from .progress import say
 
-__all__ = ["Run", "train", "results_table", "default_run_dir", "STATE_FORMAT", "STATE_VERSION"]
+__all__ = ["Run", "train", "results_table", "default_run_dir", "curve_checkpoint_name", "CURVE_FOLDER",
+           "STATE_FORMAT", "STATE_VERSION"]  # fmt: skip
 
 STATE_FORMAT = "checkers-env-train-state"
 STATE_VERSION = 2
 _STATE_KEYS = ("format", "version", "algo", "variant", "train_seconds", "iteration", "last_eval_minutes",
                "history", "learner", "digest")  # fmt: skip
+
+
+CURVE_FOLDER = "curve"
+"""Folder of a run that keeps the agent of each learning-curve point (``TrainConfig.keep_curve_checkpoints``)."""
+
+
+def curve_checkpoint_name(step: int) -> str:
+    """File name of the curve checkpoint taken at gradient step ``step`` (names sort in step order)."""
+    return f"step-{step:07d}.pt"
 
 
 def default_run_dir(cfg: TrainConfig) -> str:
@@ -241,6 +253,16 @@ class Run:
         if eval_rows:
             self._plot()
 
+    def _meta(self) -> dict:
+        """What the playable checkpoints record of the run's progress."""
+        return {"train_minutes": self.train_seconds / 60, "iteration": self.iteration, "step": self.learner.step}
+
+    def _keep_curve_checkpoint(self) -> None:
+        """Copy ``best.pt``, the agent the curve point just measured, to ``curve/step-NNNNNNN.pt``."""
+        with open(os.path.join(self.run_dir, "best.pt"), "rb") as fh:
+            data = fh.read()
+        atomic_write(os.path.join(self.run_dir, CURVE_FOLDER, curve_checkpoint_name(self.learner.step)), data)
+
     # ------------------------------------------------------------ the loop
 
     def train(self) -> dict:
@@ -252,7 +274,11 @@ class Run:
             f"{self.train_seconds / 60:.1f} of {cfg.minutes} minutes done)")  # fmt: skip
         self.backend.start()  # a cluster's workers start outside the training budget
         if self.last_eval_minutes < 0:
-            self._log([], self._evaluate_now(force=True))
+            evals = self._evaluate_now(force=True)
+            if evals and cfg.keep_curve_checkpoints:
+                self.learner.save_agents(self.run_dir, self._meta())  # the untrained agent the first point measured
+                self._keep_curve_checkpoint()
+            self._log([], evals)
         while self.train_seconds < budget:
             t0 = time.perf_counter()
             stats = self.learner.iterate(cfg.progress, min(1.0, self.train_seconds / budget))
@@ -263,8 +289,9 @@ class Run:
             say("  " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
             last = self.train_seconds >= budget
             evals = self._evaluate_now(force=last and self.last_eval_minutes < self.train_seconds / 60 - 1e-9)
-            meta = {"train_minutes": self.train_seconds / 60, "iteration": self.iteration, "step": self.learner.step}
-            self.learner.save_agents(self.run_dir, meta)
+            self.learner.save_agents(self.run_dir, self._meta())
+            if evals and cfg.keep_curve_checkpoints:
+                self._keep_curve_checkpoint()
             self.save_state()
             self._log([row], evals)
         return self.final_evaluation()

@@ -114,6 +114,26 @@ def test_evaluation_writes_the_curve_and_table(tmp_path, capsys):
     assert "random" in capsys.readouterr().out
 
 
+def test_each_curve_point_keeps_the_agent_it_measured(tmp_path):
+    cfg = tiny(tmp_path / "kc", eval_opponents=("random",))
+    cfg.eval_games = 2
+    train(cfg)
+    steps = [int(line.split(",")[1]) for line in (tmp_path / "kc" / "eval.csv").read_text().splitlines()[1:]]
+    kept = sorted(p.name for p in (tmp_path / "kc" / "curve").iterdir())
+    assert steps == [0, 1] and kept == [run_module.curve_checkpoint_name(s) for s in steps]
+    first = torch.load(tmp_path / "kc" / "curve" / kept[0], weights_only=False)
+    last = torch.load(tmp_path / "kc" / "curve" / kept[-1], weights_only=False)
+    best = torch.load(tmp_path / "kc" / "best.pt", weights_only=False)
+    assert first["meta"]["step"] == 0 and last["meta"]["step"] == 1
+    weights = [c["weights"] for c in (first, last, best)]
+    assert any(not torch.equal(weights[0][k], weights[1][k]) for k in weights[0])  # the first is the untrained agent
+    assert all(torch.equal(weights[1][k], weights[2][k]) for k in weights[1])  # the last is the final best.pt
+    cfg = tiny(tmp_path / "off", eval_opponents=("random",), keep_curve_checkpoints=False)
+    cfg.eval_games = 2
+    train(cfg)
+    assert not (tmp_path / "off" / "curve").exists()
+
+
 def test_the_curve_and_the_table_use_one_interval(tmp_path):
     from train.arena import score_interval
 
