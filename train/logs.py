@@ -21,7 +21,7 @@ from checkers_env.core.files import atomic_write
 
 from .arena.ratings import score_interval
 
-__all__ = ["RunLogger", "eval_row", "read_eval_csv", "plot_learning_curve"]
+__all__ = ["RunLogger", "eval_row", "read_eval_csv", "plot_learning_curve", "plot_curve_rows"]
 
 
 def eval_row(minutes: float, opponent: str, wins: int, draws: int, losses: int, step: int) -> dict:
@@ -146,7 +146,13 @@ def plot_learning_curve(eval_csv: str, out_png: str, title: str, extra: Sequence
     ``extra`` draws horizontal target lines ``(label, score)``. Returns False
     when there is nothing to plot or matplotlib is missing.
     """
-    rows = read_eval_csv(eval_csv)
+    return plot_curve_rows(read_eval_csv(eval_csv), out_png, title, extra)
+
+
+def plot_curve_rows(rows: Sequence[dict], out_png: str, title: str, extra: Sequence[tuple[str, float]] = ()) -> bool:
+    """Plot rows of :func:`eval_row` (``train_minutes``, ``opponent``, ``score``, ``ci_low``, ``ci_high``), as
+    :func:`plot_learning_curve` does those of an ``eval.csv``; False when there is nothing to plot or
+    matplotlib is missing."""
     if not rows:
         return False
     try:
