@@ -182,6 +182,12 @@ class Run:
             raise CheckpointError(f"cannot resume from {self.state_path!r}: {exc}") from None
         # the logs say exactly what the state knows: rows of an iteration lost to a kill are dropped
         self.logger.rewrite(self.history["train"], self.history["eval"])
+        # and so do the curve's agents: one kept by an iteration the kill lost has no row in eval.csv
+        measured = {curve_checkpoint_name(int(row["step"])) for row in self.history["eval"]}
+        folder = os.path.join(self.run_dir, CURVE_FOLDER)
+        for name in os.listdir(folder) if os.path.isdir(folder) else []:
+            if name.startswith("step-") and name not in measured:
+                os.remove(os.path.join(folder, name))
 
     def save_state(self) -> None:
         """Write the training state (once per iteration)."""

@@ -234,6 +234,18 @@ def test_log_rows_of_an_iteration_lost_to_a_kill_are_dropped_on_resume(tmp_path)
     assert csv_path.read_text().splitlines() == lines
 
 
+def test_a_curve_agent_of_an_iteration_lost_to_a_kill_is_dropped_on_resume(tmp_path):
+    cfg = tiny(tmp_path / "k", eval_opponents=("random",))
+    cfg.eval_games = 2
+    train(cfg)
+    folder = tmp_path / "k" / "curve"
+    kept = sorted(p.name for p in folder.iterdir())
+    # a kill after an iteration kept the agent of its curve point but before its state was saved
+    (folder / run_module.curve_checkpoint_name(99)).write_bytes((folder / kept[-1]).read_bytes())
+    Run(cfg).close()
+    assert sorted(p.name for p in folder.iterdir()) == kept
+
+
 def test_ppo_resumption_restores_counters(tmp_path):
     cfg = tiny(tmp_path / "p", algo="ppo")
     train(cfg)
