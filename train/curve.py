@@ -38,11 +38,10 @@ from dataclasses import dataclass
 
 from agents import AgentSpecError, make_agent
 from agents.checkpoint import CheckpointError, read_checkpoint
-from agents.runtime import tune_process, usable_cores
+from agents.runtime import tune_process
 from checkers_env.core.files import atomic_write
 
-from .arena import MATCH_MOVE_CAP, paired_difference
-from .evaluate import run_arena
+from .arena import MATCH_MOVE_CAP, evaluate, paired_difference
 from .logs import eval_row, plot_curve_rows
 from .run import CURVE_FOLDER
 from .targets import TARGETS
@@ -90,7 +89,6 @@ def remeasure(
     games: int,
     seed: int,
     options: str = "",
-    workers: int = 1,
     max_plies: int = MATCH_MOVE_CAP,
     progress: bool = True,
 ) -> tuple[list[dict], bool]:
@@ -104,12 +102,14 @@ def remeasure(
     previous: dict[str, list[float]] = {}
     for point in points:
         spec = point.path + (f":{options}" if options else "")
+        agent = make_agent(spec, point.variant, seed)
         for opponent in opponents:
-            records, interrupted = run_arena([spec, opponent], point.variant, games, seed, workers, max_plies,
-                                             progress)  # fmt: skip
-            if interrupted:
+            try:
+                # one process, every game's search in one network batch (as the benchmark's own match)
+                _, games_played = evaluate(point.variant, agent, opponent, games, seed, max_plies, progress)
+            except KeyboardInterrupt:
                 return rows, True
-            scores = [float(r["score"]) for r in records]
+            scores = [float(g.score) for g in games_played]
             wins, draws = scores.count(1.0), scores.count(0.5)
             row = eval_row(point.train_minutes, opponent, wins, draws, len(scores) - wins - draws, point.step)
             row["agent"] = spec
@@ -153,7 +153,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "the checkpoint's own search)")  # fmt: skip
     p.add_argument("--seed", type=int, default=1, help="seed of the openings and agents (default 1, the benchmark's)")
     p.add_argument("--min-minutes", type=float, default=0.0, help="skip points measured before this training minute")
-    p.add_argument("--workers", type=int, default=usable_cores(), help="parallel games (processes)")
     p.add_argument(
         "--max-plies", type=int, default=MATCH_MOVE_CAP, help=f"draw cap of a game (default {MATCH_MOVE_CAP})"
     )
@@ -174,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.games < 2 or args.games % 2:
             raise ValueError(f"--games must be an even number of at least 2 (pairs of colours), got {args.games}")
-        if args.max_plies < 1 or args.workers < 1:
-            raise ValueError("--max-plies and --workers must be at least 1")
+        if args.max_plies < 1:
+            raise ValueError(f"--max-plies must be at least 1, got {args.max_plies}")
         points = [p for p in curve_checkpoints(args.run_dir) if p.train_minutes >= args.min_minutes]
         if not points:
             raise ValueError(f"no curve point of {args.run_dir!r} was measured at or after {args.min_minutes} minutes")
@@ -191,8 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        rows, interrupted = remeasure(points, args.opponents, args.games, args.seed, args.options, args.workers,
-                                      args.max_plies, not args.quiet)  # fmt: skip
+        rows, interrupted = remeasure(points, args.opponents, args.games, args.seed, args.options, args.max_plies,
+                                      not args.quiet)  # fmt: skip
     finally:
         signal.signal(signal.SIGTERM, previous)
     doc = {

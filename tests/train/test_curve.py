@@ -33,8 +33,7 @@ def test_the_points_are_the_kept_agents_in_training_order(kept_run):
 
 
 def test_every_point_plays_the_same_openings_and_pairs_with_the_one_before(kept_run, capsys):
-    status = curve.main([str(kept_run), "--opponents", "random", "--games", "4", "--options", "sims=3",
-                         "--workers", "1", "--quiet"])  # fmt: skip
+    status = curve.main([str(kept_run), "--opponents", "random", "--games", "4", "--options", "sims=3", "--quiet"])
     assert status == 0
     doc = json.loads((kept_run / "curve" / "remeasured.json").read_text())
     assert (kept_run / "curve" / "remeasured.png").stat().st_size > 1000
