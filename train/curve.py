@@ -16,7 +16,8 @@ score minus the point before, paired, with its 95% interval
 (:func:`train.arena.paired_difference`); the openings' share of the noise
 cancels, which is what "does the curve still rise?" needs. The last point
 is the run's final ``best.pt``: with the benchmark's settings (``--seed 1``,
-``--options sims=128``) it replays the benchmark's own match.
+``--options sims=128``) every point plays the benchmark's openings with its
+colours, so the benchmark's own match pairs with each of them.
 
 Writes ``RUN/curve/remeasured.json`` (every point, game by game) and
 ``RUN/curve/remeasured.png`` (the curve with its intervals and the
