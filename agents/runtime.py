@@ -12,11 +12,30 @@ passively), and numba's OpenMP and TBB layers spin the same way.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from checkers_env.core.jit import use_workqueue_threading
 
-__all__ = ["tune_process", "usable_cores", "ThreadChooser"]
+__all__ = ["tune_process", "usable_cores", "ThreadChooser", "sigterm_as_interrupt"]
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Inside the block SIGTERM (a kill, a job timeout) raises ``KeyboardInterrupt``, as Ctrl-C does, so
+    long work stops the way it stops for Ctrl-C (finished work written); the handler before is restored
+    after it. Main thread only."""
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def usable_cores() -> int:

@@ -160,7 +160,7 @@ def _table(args, settings, docs: dict[str, dict], parallel: int) -> tuple[dict, 
             diff = None
             if name != reference:
                 d = paired_difference(base["game_scores"], r["game_scores"])
-                diff = {"mean": d.mean, "ci": list(d.ci), "better": d.better, "worse": d.worse}
+                diff = d.as_dict()
             rows.append({"setting": name, "overrides": overrides, "iterations": run["iterations"],
                          "games_played": run["games"], "gradient_steps": run["gradient_steps"],
                          "opponent": r["opponent"], "games": r["games"], "wins": r["wins"], "draws": r["draws"],

@@ -33,13 +33,12 @@ import argparse
 import glob
 import json
 import os
-import signal
 import sys
 from dataclasses import dataclass
 
 from agents import AgentSpecError, make_agent
 from agents.checkpoint import CheckpointError, read_checkpoint
-from agents.runtime import tune_process
+from agents.runtime import sigterm_as_interrupt, tune_process
 from checkers_env.core.files import atomic_write
 
 from .arena import MATCH_MOVE_CAP, evaluate, paired_difference
@@ -60,6 +59,10 @@ class CurvePoint:
     """Training minutes when it was measured (from the checkpoint's meta)."""
     step: int
     """Gradient step when it was measured (the ``step`` of its ``eval.csv`` rows)."""
+
+    def spec(self, options: str = "") -> str:
+        """Its agent spec, ``PATH`` or ``PATH:OPTIONS``."""
+        return self.path + (f":{options}" if options else "")
 
 
 def curve_checkpoints(run_dir: str) -> list[CurvePoint]:
@@ -102,7 +105,7 @@ def remeasure(
     rows: list[dict] = []
     previous: dict[str, list[float]] = {}
     for point in points:
-        spec = point.path + (f":{options}" if options else "")
+        spec = point.spec(options)
         agent = make_agent(spec, point.variant, seed)
         for opponent in opponents:
             try:
@@ -119,8 +122,7 @@ def remeasure(
             if before is None:
                 row["minus_previous"] = None
             else:
-                d = paired_difference(before, scores)
-                row["minus_previous"] = {"mean": d.mean, "ci": list(d.ci), "better": d.better, "worse": d.worse}
+                row["minus_previous"] = paired_difference(before, scores).as_dict()
             previous[opponent] = scores
             rows.append(row)
     return rows, False
@@ -163,10 +165,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m train.curve``; returns the exit status."""
     tune_process()
@@ -180,8 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         if not points:
             raise ValueError(f"no curve point of {args.run_dir!r} was measured at or after {args.min_minutes} minutes")
         variant = points[0].variant
-        spec = points[0].path + (f":{args.options}" if args.options else "")
-        make_agent(spec, variant, args.seed)  # bad options fail now, not in a worker
+        make_agent(points[0].spec(args.options), variant, args.seed)  # bad options fail now, not after a match
         for opponent in args.opponents:
             make_agent(opponent, variant, args.seed)
         json_path = args.json or os.path.join(args.run_dir, CURVE_FOLDER, "remeasured.json")
@@ -189,12 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, AgentSpecError, CheckpointError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    with sigterm_as_interrupt():
         rows, interrupted = remeasure(points, args.opponents, args.games, args.seed, args.options, args.max_plies,
                                       not args.quiet)  # fmt: skip
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     doc = {
         "run_dir": args.run_dir,
         "variant": variant,

@@ -54,7 +54,7 @@ from itertools import combinations
 import numpy as np
 
 from agents import AgentSpecError, agent_kinds, make_agent
-from agents.runtime import tune_process, usable_cores
+from agents.runtime import sigterm_as_interrupt, tune_process, usable_cores
 from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
@@ -393,10 +393,6 @@ def plot(doc: dict, records: list[dict], path: str) -> None:
     atomic_write(path, lambda fh: fig.savefig(fh, dpi=100, format="png"))
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m train.evaluate",
@@ -475,8 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # SIGTERM (a kill, a job timeout) stops the match like Ctrl-C: the pool is
     # shut down and the finished games are still written.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
+    with sigterm_as_interrupt():
         records, interrupted = run_arena(
             specs,
             variant,
@@ -486,16 +481,13 @@ def main(argv: list[str] | None = None) -> int:
             max_plies=args.max_plies,
             progress=not args.quiet,
         )
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     doc = summarize(specs, variant, args.games, args.seed, records, interrupted, args.max_plies)
     if earlier is not None:
         if interrupted:
             print("not paired with the earlier match: this one was interrupted", file=sys.stderr)
         else:
             d = paired_difference(earlier, [r["score"] for r in records])
-            doc["paired_with"] = {"path": args.paired_with, "games": d.games, "mean": d.mean, "ci": list(d.ci),
-                                  "better": d.better, "worse": d.worse}  # fmt: skip
+            doc["paired_with"] = {"path": args.paired_with, **d.as_dict()}
     print(report(doc))
     if args.json:
         write_json(args.json, doc)

@@ -48,13 +48,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import signal
 import time
 from datetime import datetime
 
 from agents.checkpoint import CheckpointError, load_trusted, tensor_digest
 from agents.networks import pick_device
-from agents.runtime import tune_process, usable_cores
+from agents.runtime import sigterm_as_interrupt, tune_process, usable_cores
 from checkers_env.core.files import atomic_write, remove_stale_temporaries
 from checkers_env.core.variants import get_rules
 
@@ -341,16 +340,11 @@ def train(cfg: TrainConfig) -> dict:
     ``KeyboardInterrupt``. Sets this process's threads (``cfg.threads``, default one per usable core)."""
     tune_process(torch_threads=cfg.threads or usable_cores())
     run = Run(cfg)
-
-    def on_term(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        return run.train()
+        with sigterm_as_interrupt():
+            return run.train()
     except KeyboardInterrupt:
         say(f"interrupted: finished work is saved; resume with --run-dir {run.run_dir}")
         raise
     finally:
         run.close()
-        signal.signal(signal.SIGTERM, previous)

@@ -149,6 +149,10 @@ class PairedDifference:
     worse: int
     """Games where B scored less than A."""
 
+    def as_dict(self) -> dict:
+        """Plain data for JSON: ``games``, ``mean``, ``ci`` (a list), ``better``, ``worse``."""
+        return {"games": self.games, "mean": self.mean, "ci": list(self.ci), "better": self.better, "worse": self.worse}
+
 
 def paired_difference(a: Sequence[float], b: Sequence[float], z: float = Z95) -> PairedDifference:
     """B's score minus A's, game by game, where game ``i`` of both had the same opening, colours and
