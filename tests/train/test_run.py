@@ -470,6 +470,16 @@ def test_value_targets_are_discounted_per_move_and_scaled_when_adjudicated():
     assert not az_selfplay.value_targets(colours, moves, end=5, winner=-1, scale=1.0, discount=0.9).any()
 
 
+def test_adjudication_counts_a_king_as_king_material():
+    # White: two kings (2k); Black: four men (4). Ahead by two or more wins, else a draw.
+    board = Board("international", fen="W:WK46,K47:B1,2,3,4")
+    assert az_selfplay.adjudicate(board, margin=2.0) == -1  # 3 against 4 with kings at 1.5
+    assert az_selfplay.adjudicate(board, margin=2.0, king_material=3.0) == 0  # 6 against 4
+    assert az_selfplay.adjudicate(board, margin=0.0, king_material=3.0) == -1  # margin 0: never adjudicated
+    with pytest.raises(ValueError, match="king_material"):
+        SelfPlayConfig(king_material=0.0)
+
+
 def test_selfplay_records_carry_their_value_targets():
     mcts = MCTSConfig(simulations=3, discount=0.95)
     play = SelfPlayConfig(parallel_games=2, max_moves=6, adjudicate_margin=0.5, adjudicated_value=0.5)

@@ -29,8 +29,13 @@ class SelfPlayConfig:
     """Temperature of that sampling."""
     adjudicate_margin: float = 2.0
     """A game stopped at max_moves is scored a win for the side ahead by at least this much material
-    (man 1, king 1.5) instead of a draw; 0 turns adjudication off. Domain knowledge that gives short
+    (man 1, king ``king_material``) instead of a draw; 0 turns adjudication off. Domain knowledge that gives short
     runs a denser value signal than the many capped games of early self-play."""
+    king_material: float = 1.5
+    """What a king counts in that material (a man counts 1). Minimax weighs a flying king at 3 men;
+    counting it so in international's adjudication (``3``) drew a third fewer self-play games and
+    scored +0.010 [-0.091, +0.111] against minimax:2 and +0.000 [-0.124, +0.124] against minimax:4
+    paired, side by side with 1.5 (45 minutes on one core each, docs/BENCHMARKS.md): 1.5 stays."""
     adjudicated_value: float = 0.5
     """Value target of an adjudicated win (a real win is 1): being ahead is not the same as winning, and
     a lower value teaches the search to finish games rather than hold a lead until the cap."""
@@ -121,6 +126,8 @@ class SelfPlayConfig:
             raise ValueError(f"opening_share must be in [0, 1], got {self.opening_share!r}")
         if self.parallel_games < 1 or self.max_moves < 1 or self.temperature_moves < 0 or self.temperature <= 0:
             raise ValueError(f"invalid SelfPlayConfig {self}")
+        if self.king_material <= 0:
+            raise ValueError(f"king_material must be positive, got {self.king_material!r}")
         if not 0.0 <= self.adjudicated_value <= 1.0:
             raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
         if not 0.0 < self.full_search_share <= 1.0:

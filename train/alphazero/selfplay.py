@@ -190,12 +190,12 @@ def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winne
     return (sign * scale * discount ** (end - move_numbers.astype(np.float64))).astype(np.float32)
 
 
-def adjudicate(board: Board, margin: float) -> int:
-    """Winner of a stopped game by material (man 1, king 1.5): 0/1 when a side leads by ``margin``
-    or more, else -1 (draw; always -1 when ``margin`` is 0)."""
+def adjudicate(board: Board, margin: float, king_material: float = KING_MATERIAL) -> int:
+    """Winner of a stopped game by material (man 1, king ``king_material``): 0/1 when a side leads by
+    ``margin`` or more, else -1 (draw; always -1 when ``margin`` is 0)."""
     if margin <= 0:
         return -1
-    material = [len(board.pieces(c, kings=False)) + KING_MATERIAL * len(board.pieces(c, kings=True)) for c in (0, 1)]
+    material = [len(board.pieces(c, kings=False)) + king_material * len(board.pieces(c, kings=True)) for c in (0, 1)]
     lead = material[0] - material[1]
     if lead >= margin:
         return 0
@@ -420,7 +420,8 @@ def play_selfplay_games(
             return
         moves = len(games.boards[i].move_stack)
         if moves >= recs[i].get("cap", selfplay_config.max_moves):
-            finish(i, adjudicate(games.boards[i], selfplay_config.adjudicate_margin), adjudicated=True)
+            margin, king = selfplay_config.adjudicate_margin, selfplay_config.king_material
+            finish(i, adjudicate(games.boards[i], margin, king), adjudicated=True)
         elif moves == recs[i].get("late_at", -1):
             late_starts.append(LateStart(games.board(i)))
 
