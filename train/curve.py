@@ -19,6 +19,13 @@ is the run's final ``best.pt``: with the benchmark's settings (``--seed 1``,
 ``--options sims=128``) every point plays the benchmark's openings with its
 colours, so the benchmark's own match pairs with each of them.
 
+The pairings (a point against an opponent) are played ``--workers`` at a
+time (default: one per usable core), each in its own process with one torch
+thread, every game's search of a pairing in one network batch; the games are
+the same whatever the number of workers (this process also runs torch on one
+thread: another thread count can round a network's outputs differently, and a
+near tie in a search then goes the other way).
+
 Writes ``RUN/curve/remeasured.json`` (every point, game by game) and
 ``RUN/curve/remeasured.png`` (the curve with its intervals and the
 benchmark's target lines) unless ``--json`` / ``--plot`` say where. Ctrl-C
@@ -32,17 +39,19 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import multiprocessing as mp
 import os
 import sys
 from dataclasses import dataclass
 
 from agents import AgentSpecError, make_agent
 from agents.checkpoint import CheckpointError, read_checkpoint
-from agents.runtime import sigterm_as_interrupt, tune_process
+from agents.runtime import init_pool_worker, sigterm_as_interrupt, tune_process, usable_cores
 from checkers_env.core.files import atomic_write
 
 from .arena import MATCH_MOVE_CAP, evaluate, paired_difference
 from .logs import eval_row, plot_curve_rows
+from .progress import progress_bar
 from .run import CURVE_FOLDER
 from .targets import TARGETS
 
@@ -87,6 +96,17 @@ def curve_checkpoints(run_dir: str) -> list[CurvePoint]:
     return sorted(points, key=lambda p: (p.step, p.train_minutes))
 
 
+def _pairing_scores(task: tuple[str, str, str, int, int, int, bool]) -> list[float]:
+    """A's score game by game of one pairing: ``(spec, variant, opponent, games, seed, max_plies,
+    progress)``. The agent is made afresh for each pairing, so a pairing's games do not depend on
+    which pairings were played before it, or in which process."""
+    spec, variant, opponent, games, seed, max_plies, progress = task
+    agent = make_agent(spec, variant, seed)
+    # one process, every game's search in one network batch (as the benchmark's own match)
+    _, games_played = evaluate(variant, agent, opponent, games, seed, max_plies, progress)
+    return [float(g.score) for g in games_played]
+
+
 def remeasure(
     points: list[CurvePoint],
     opponents: list[str],
@@ -95,37 +115,64 @@ def remeasure(
     options: str = "",
     max_plies: int = MATCH_MOVE_CAP,
     progress: bool = True,
+    workers: int = 1,
 ) -> tuple[list[dict], bool]:
     """Play ``games`` games of each point's agent (its spec ``PATH:OPTIONS``) against each opponent, on
-    the same openings for every point; returns ``(rows, interrupted)``. Each row is an
-    :func:`~train.logs.eval_row` plus ``agent``, ``game_scores`` (game by game, in the
-    order of the openings) and ``minus_previous`` (the paired difference from the point before against
-    the same opponent, None for the first). An interruption stops the measure; the rows of the pairings
-    played to the end are returned."""
+        the same openings for every point; returns ``(rows, interrupted)``. Each row is an
+        :func:`~train.logs.eval_row` plus ``agent``, ``game_scores`` (game by game, in the
+        order of the openings) and ``minus_previous`` (the paired difference from the point before against
+        the same opponent, None for the first). With ``workers`` above 1 the pairings are played that many
+        at a time, each in its own process with one torch thread; the games are the same as with one worker
+    in a process whose torch runs one thread (as ``main`` sets). An
+        interruption stops the measure; the rows of the pairings played to the end are returned (each
+        paired with the point before it that was measured)."""
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    pairings = [(point, opponent) for point in points for opponent in opponents]
+    scores: dict[int, list[float]] = {}
+    pending: dict = {}
+    interrupted = False
+    try:
+        if workers == 1 or len(pairings) == 1:
+            for k, (point, opponent) in enumerate(pairings):
+                scores[k] = _pairing_scores(
+                    (point.spec(options), point.variant, opponent, games, seed, max_plies, progress)
+                )
+        else:
+            tasks = [(p.spec(options), p.variant, o, games, seed, max_plies, False) for p, o in pairings]
+            pool = mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=init_pool_worker)
+            try:
+                with progress_bar(len(tasks), "pairings", progress, "pairing") as bar:
+                    pending = {k: pool.apply_async(_pairing_scores, (task,)) for k, task in enumerate(tasks)}
+                    for k, result in pending.items():
+                        scores[k] = result.get()
+                        bar.update(1)
+                pool.close()
+            except KeyboardInterrupt:
+                pool.terminate()
+                for k, result in pending.items():  # keep what finished before the interruption
+                    if k not in scores and result.ready() and result.successful():
+                        scores[k] = result.get()
+                raise
+            finally:
+                pool.join()
+    except KeyboardInterrupt:
+        interrupted = True
     rows: list[dict] = []
     previous: dict[str, list[float]] = {}
-    for point in points:
-        spec = point.spec(options)
-        agent = make_agent(spec, point.variant, seed)
-        for opponent in opponents:
-            try:
-                # one process, every game's search in one network batch (as the benchmark's own match)
-                _, games_played = evaluate(point.variant, agent, opponent, games, seed, max_plies, progress)
-            except KeyboardInterrupt:
-                return rows, True
-            scores = [float(g.score) for g in games_played]
-            wins, draws = scores.count(1.0), scores.count(0.5)
-            row = eval_row(point.train_minutes, opponent, wins, draws, len(scores) - wins - draws, point.step)
-            row["agent"] = spec
-            row["game_scores"] = scores
-            before = previous.get(opponent)
-            if before is None:
-                row["minus_previous"] = None
-            else:
-                row["minus_previous"] = paired_difference(before, scores).as_dict()
-            previous[opponent] = scores
-            rows.append(row)
-    return rows, False
+    for k, (point, opponent) in enumerate(pairings):
+        if k not in scores:
+            continue
+        played = scores[k]
+        wins, draws = played.count(1.0), played.count(0.5)
+        row = eval_row(point.train_minutes, opponent, wins, draws, len(played) - wins - draws, point.step)
+        row["agent"] = point.spec(options)
+        row["game_scores"] = played
+        before = previous.get(opponent)
+        row["minus_previous"] = None if before is None else paired_difference(before, played).as_dict()
+        previous[opponent] = played
+        rows.append(row)
+    return rows, interrupted
 
 
 def curve_table(rows: list[dict]) -> str:
@@ -155,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="checkpoint options of every point's agent, as in PATH:OPTIONS (default sims=128; '' for "
                         "the checkpoint's own search)")  # fmt: skip
     p.add_argument("--seed", type=int, default=1, help="seed of the openings and agents (default 1, the benchmark's)")
+    p.add_argument("--workers", type=int, default=usable_cores(),
+                   help="pairings (point and opponent) played at once, each in its own process with one torch "
+                        "thread (default: one per usable core; the games are the same whatever the number)")  # fmt: skip
     p.add_argument("--min-minutes", type=float, default=0.0, help="skip points measured before this training minute")
     p.add_argument(
         "--max-plies", type=int, default=MATCH_MOVE_CAP, help=f"draw cap of a game (default {MATCH_MOVE_CAP})"
@@ -167,13 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m train.curve``; returns the exit status."""
-    tune_process()
+    tune_process(torch_threads=1)  # as in each worker: the same games whatever --workers
     args = build_parser().parse_args(argv)
     try:
         if args.games < 2 or args.games % 2:
             raise ValueError(f"--games must be an even number of at least 2 (pairs of colours), got {args.games}")
         if args.max_plies < 1:
             raise ValueError(f"--max-plies must be at least 1, got {args.max_plies}")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
         points = [p for p in curve_checkpoints(args.run_dir) if p.train_minutes >= args.min_minutes]
         if not points:
             raise ValueError(f"no curve point of {args.run_dir!r} was measured at or after {args.min_minutes} minutes")
@@ -188,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     with sigterm_as_interrupt():
         rows, interrupted = remeasure(points, args.opponents, args.games, args.seed, args.options, args.max_plies,
-                                      not args.quiet)  # fmt: skip
+                                      not args.quiet, args.workers)  # fmt: skip
     doc = {
         "run_dir": args.run_dir,
         "variant": variant,

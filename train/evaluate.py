@@ -46,7 +46,6 @@ import json
 import math
 import multiprocessing as mp
 import os
-import signal
 import sys
 from dataclasses import dataclass
 from itertools import combinations
@@ -54,7 +53,7 @@ from itertools import combinations
 import numpy as np
 
 from agents import AgentSpecError, agent_kinds, make_agent
-from agents.runtime import sigterm_as_interrupt, tune_process, usable_cores
+from agents.runtime import init_pool_worker, sigterm_as_interrupt, tune_process, usable_cores
 from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
@@ -136,11 +135,6 @@ def play_game(job: GameJob, variant: str, max_plies: int) -> dict:
     }
 
 
-def _worker_init() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the pool
-    tune_process(torch_threads=1)  # one game per core: a network gets one thread
-
-
 def _run_job(args) -> dict:
     job, variant, max_plies = args
     return play_game(job, variant, max_plies)
@@ -189,7 +183,7 @@ def run_arena(
                 done(play_game(job, variant, max_plies))
         else:
             ctx = mp.get_context("spawn")
-            pool = ctx.Pool(workers, initializer=_worker_init)
+            pool = ctx.Pool(workers, initializer=init_pool_worker)
             try:
                 for record in pool.imap_unordered(_run_job, [(job, variant, max_plies) for job in jobs]):
                     done(record)

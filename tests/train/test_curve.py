@@ -55,6 +55,28 @@ def test_a_point_measured_again_gives_the_same_games(kept_run, tmp_path):
     assert a[0]["game_scores"] == b[0]["game_scores"]
 
 
+def test_pairings_played_in_worker_processes_give_the_same_games(kept_run):
+    import torch
+
+    points = curve.curve_checkpoints(str(kept_run))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as main() and each worker run it
+    try:
+        alone, _ = curve.remeasure(points, ["random", "minimax:1"], 4, seed=5, options="sims=3", progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    pooled, interrupted = curve.remeasure(
+        points, ["random", "minimax:1"], 4, seed=5, options="sims=3", progress=False, workers=2
+    )
+    assert not interrupted
+    assert [(r["step"], r["opponent"], r["game_scores"]) for r in pooled] == [
+        (r["step"], r["opponent"], r["game_scores"]) for r in alone
+    ]
+    assert pooled[2]["minus_previous"] == alone[2]["minus_previous"]  # step 1 paired with step 0, random
+    with pytest.raises(ValueError, match="workers"):
+        curve.remeasure(points, ["random"], 4, seed=5, workers=0)
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
@@ -62,6 +84,7 @@ def test_a_point_measured_again_gives_the_same_games(kept_run, tmp_path):
         (["--options", "sims=x"], "sims"),
         (["--opponents", "nobody:1"], "nobody"),
         (["--min-minutes", "1e9"], "no curve point"),
+        (["--workers", "0"], "--workers"),
     ],
 )
 def test_bad_input_is_refused_before_any_game(kept_run, capsys, extra, message):
