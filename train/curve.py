@@ -118,14 +118,14 @@ def remeasure(
     workers: int = 1,
 ) -> tuple[list[dict], bool]:
     """Play ``games`` games of each point's agent (its spec ``PATH:OPTIONS``) against each opponent, on
-        the same openings for every point; returns ``(rows, interrupted)``. Each row is an
-        :func:`~train.logs.eval_row` plus ``agent``, ``game_scores`` (game by game, in the
-        order of the openings) and ``minus_previous`` (the paired difference from the point before against
-        the same opponent, None for the first). With ``workers`` above 1 the pairings are played that many
-        at a time, each in its own process with one torch thread; the games are the same as with one worker
-    in a process whose torch runs one thread (as ``main`` sets). An
-        interruption stops the measure; the rows of the pairings played to the end are returned (each
-        paired with the point before it that was measured)."""
+    the same openings for every point; returns ``(rows, interrupted)``. Each row is an
+    :func:`~train.logs.eval_row` plus ``agent``, ``game_scores`` (game by game, in the order of the
+    openings) and ``minus_previous`` (the paired difference from the point before against the same
+    opponent, None for the first). With ``workers`` above 1 the pairings are played that many at a
+    time, each in its own process with one torch thread; the games are the same as with one worker in
+    a process whose torch runs one thread (as ``main`` sets). An interruption stops the measure; the
+    rows of the pairings played to the end are returned (each paired with the point before it that
+    was measured)."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     pairings = [(point, opponent) for point in points for opponent in opponents]
@@ -148,9 +148,9 @@ def remeasure(
                         scores[k] = result.get()
                         bar.update(1)
                 pool.close()
-            except KeyboardInterrupt:
+            except BaseException:  # an interruption, or a pairing that failed: stop the others
                 pool.terminate()
-                for k, result in pending.items():  # keep what finished before the interruption
+                for k, result in pending.items():  # keep what finished before it
                     if k not in scores and result.ready() and result.successful():
                         scores[k] = result.get()
                 raise

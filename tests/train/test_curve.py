@@ -77,6 +77,14 @@ def test_pairings_played_in_worker_processes_give_the_same_games(kept_run):
         curve.remeasure(points, ["random"], 4, seed=5, workers=0)
 
 
+def test_a_pairing_that_fails_in_a_worker_stops_the_measure_with_its_error(kept_run):
+    from agents import AgentSpecError
+
+    points = curve.curve_checkpoints(str(kept_run))
+    with pytest.raises(AgentSpecError, match="nobody"):
+        curve.remeasure(points, ["random", "nobody:1"], 2, seed=5, options="sims=3", progress=False, workers=2)
+
+
 @pytest.mark.parametrize(
     "extra, message",
     [
