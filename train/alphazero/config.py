@@ -172,7 +172,8 @@ class AlphaZeroConfig:
     """Positions kept in the replay buffer: the last 4 minutes of a two-core international run. 200,000
     side by side with it (international, 45 minutes on one core each, docs/BENCHMARKS.md) scored -0.040
     [-0.148, +0.068] against minimax:2 and +0.090 [-0.022, +0.202] against minimax:4 paired, +0.042 over
-    300 games against minimax:4 on three sets of openings: within noise, so 60,000 stays."""
+    300 games against minimax:4 on three sets of openings, and -0.075 [-0.179, +0.029] from a second
+    training seed (32 minutes): no gain, so 60,000 stays."""
     batch_size: int = 256
     """Positions per gradient step."""
     sample_reuse: float = 2.0
