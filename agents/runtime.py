@@ -11,15 +11,23 @@ passively), and numba's OpenMP and TBB layers spin the same way.
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from checkers_env.core.jit import use_workqueue_threading
 
-__all__ = ["tune_process", "usable_cores", "ThreadChooser", "sigterm_as_interrupt", "init_pool_worker"]
+__all__ = [
+    "tune_process",
+    "usable_cores",
+    "ThreadChooser",
+    "sigterm_as_interrupt",
+    "init_pool_worker",
+    "run_in_workers",
+]
 
 
 def _raise_interrupt(signum, frame):
@@ -44,6 +52,28 @@ def init_pool_worker() -> None:
     it (two processes with two torch threads each on two cores ran many times slower than one each)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     tune_process(torch_threads=1)
+
+
+def _indexed(item: tuple[Callable, int, object]) -> tuple[int, object]:
+    func, k, task = item
+    return k, func(task)
+
+
+def run_in_workers(func: Callable, tasks: Sequence, workers: int, on_result: Callable[[int, object], None]) -> None:
+    """``func(task)`` for every task, in at most ``workers`` spawned processes that run
+    :func:`init_pool_worker` first; ``on_result(k, result)`` is called here for task ``k`` as each
+    finishes (in the order they finish). ``func`` and the tasks must pickle. Any exception, Ctrl-C
+    included, stops the pool at once and is raised; the results already handed over stay so."""
+    pool = mp.get_context("spawn").Pool(max(1, min(workers, len(tasks))), initializer=init_pool_worker)
+    try:
+        for k, result in pool.imap_unordered(_indexed, [(func, k, task) for k, task in enumerate(tasks)]):
+            on_result(k, result)
+        pool.close()
+    except BaseException:  # a task that failed, or an interruption: stop the others
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def usable_cores() -> int:

@@ -39,14 +39,13 @@ from __future__ import annotations
 import argparse
 import glob
 import json
-import multiprocessing as mp
 import os
 import sys
 from dataclasses import dataclass
 
 from agents import AgentSpecError, make_agent
 from agents.checkpoint import CheckpointError, read_checkpoint
-from agents.runtime import init_pool_worker, sigterm_as_interrupt, tune_process, usable_cores
+from agents.runtime import run_in_workers, sigterm_as_interrupt, tune_process, usable_cores
 from checkers_env.core.files import atomic_write
 
 from .arena import MATCH_MOVE_CAP, evaluate, paired_difference
@@ -129,33 +128,22 @@ def remeasure(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     pairings = [(point, opponent) for point in points for opponent in opponents]
+    alone = workers == 1 or len(pairings) == 1  # here, with a bar of games; else a bar of pairings
+    tasks = [(p.spec(options), p.variant, o, games, seed, max_plies, progress and alone) for p, o in pairings]
     scores: dict[int, list[float]] = {}
-    pending: dict = {}
     interrupted = False
     try:
-        if workers == 1 or len(pairings) == 1:
-            for k, (point, opponent) in enumerate(pairings):
-                scores[k] = _pairing_scores(
-                    (point.spec(options), point.variant, opponent, games, seed, max_plies, progress)
-                )
+        if alone:
+            for k, task in enumerate(tasks):
+                scores[k] = _pairing_scores(task)
         else:
-            tasks = [(p.spec(options), p.variant, o, games, seed, max_plies, False) for p, o in pairings]
-            pool = mp.get_context("spawn").Pool(min(workers, len(tasks)), initializer=init_pool_worker)
-            try:
-                with progress_bar(len(tasks), "pairings", progress, "pairing") as bar:
-                    pending = {k: pool.apply_async(_pairing_scores, (task,)) for k, task in enumerate(tasks)}
-                    for k, result in pending.items():
-                        scores[k] = result.get()
-                        bar.update(1)
-                pool.close()
-            except BaseException:  # an interruption, or a pairing that failed: stop the others
-                pool.terminate()
-                for k, result in pending.items():  # keep what finished before it
-                    if k not in scores and result.ready() and result.successful():
-                        scores[k] = result.get()
-                raise
-            finally:
-                pool.join()
+            with progress_bar(len(tasks), "pairings", progress, "pairing") as bar:
+
+                def finished(k: int, played: list[float]) -> None:
+                    scores[k] = played
+                    bar.update(1)
+
+                run_in_workers(_pairing_scores, tasks, workers, finished)
     except KeyboardInterrupt:
         interrupted = True
     rows: list[dict] = []

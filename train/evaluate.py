@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing as mp
 import os
 import sys
 from dataclasses import dataclass
@@ -53,7 +52,7 @@ from itertools import combinations
 import numpy as np
 
 from agents import AgentSpecError, agent_kinds, make_agent
-from agents.runtime import init_pool_worker, sigterm_as_interrupt, tune_process, usable_cores
+from agents.runtime import run_in_workers, sigterm_as_interrupt, tune_process, usable_cores
 from checkers_env.core import get_rules, variant_names
 from checkers_env.core.files import atomic_write
 from checkers_env.core.pdn import game_to_pdn, pdn_result, write_pdn
@@ -182,17 +181,7 @@ def run_arena(
             for job in jobs:
                 done(play_game(job, variant, max_plies))
         else:
-            ctx = mp.get_context("spawn")
-            pool = ctx.Pool(workers, initializer=init_pool_worker)
-            try:
-                for record in pool.imap_unordered(_run_job, [(job, variant, max_plies) for job in jobs]):
-                    done(record)
-                pool.close()
-            except KeyboardInterrupt:
-                pool.terminate()
-                raise
-            finally:
-                pool.join()
+            run_in_workers(_run_job, [(job, variant, max_plies) for job in jobs], workers, lambda k, rec: done(rec))
     except KeyboardInterrupt:
         interrupted = True
     finally:
