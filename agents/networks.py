@@ -38,7 +38,7 @@ except ImportError as exc:
     raise missing("torch", "the learned agents (agents.networks)", exc) from exc
 
 from checkers_env.encoding import num_actions, policy_map_index
-from checkers_env.observation import NUM_PLANES
+from checkers_env.observation import NUM_PLANES, PLANE_NAMES
 
 __all__ = [
     "NetConfig",
@@ -52,6 +52,9 @@ __all__ = [
     "set_torch_threads",
     "cpu_state",
 ]
+
+
+assert PLANE_NAMES[-1] == "move number", "a network that skips the move number reads a prefix of the planes"
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,17 @@ class NetConfig:
     """An auxiliary head that predicts the material the player to move will have won or lost a few moves
     later (:meth:`PolicyValueNet.forward_with_material`). Only training reads it: play and search use
     ``forward``, whose cost it does not change."""
+    reads_move_number: bool = True
+    """The network reads the move-number plane (plane 7 of :mod:`checkers_env.observation`). False: it
+    reads the first seven planes only, so its values cannot depend on how far the game has gone. Self-play
+    stops its games at ``max_moves`` (120 whole moves), evaluation plays on to 200: a network that reads
+    the move number learns that the game ends at 120 and values a position there by its material alone,
+    and past 120 it sees move numbers it never learnt from."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.material_head, bool):
-            raise ValueError(f"NetConfig.material_head must be true or false, got {self.material_head!r}")
+        for name in ("material_head", "reads_move_number"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"NetConfig.{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("channels", "blocks", "value_hidden"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "blocks" else 1):
@@ -116,7 +126,11 @@ class PolicyValueNet(nn.Module):
         self.board_size = board_size
         self.num_actions = num_actions(board_size)
         c = self.config.channels
-        self.stem = nn.Sequential(nn.Conv2d(NUM_PLANES, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
+        # the move-number plane is the last one (checked below): a network that does not read it reads a prefix
+        self.planes_read = NUM_PLANES if self.config.reads_move_number else NUM_PLANES - 1
+        self.stem = nn.Sequential(
+            nn.Conv2d(self.planes_read, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU()
+        )
         self.trunk = nn.Sequential(*[_Block(c) for _ in range(self.config.blocks)])
         per_cell = 4 * (board_size - 1)
         self.policy_conv = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
@@ -137,6 +151,8 @@ class PolicyValueNet(nn.Module):
         self.register_buffer("action_index", index, persistent=False)
 
     def _logits_and_value_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        if self.planes_read < NUM_PLANES:
+            obs = obs[:, : self.planes_read]
         x = self.trunk(self.stem(obs))
         p = self.policy_out(self.policy_conv(x)).flatten(1)
         return p.index_select(1, self.action_index), self.value_conv(x).flatten(1)

@@ -95,6 +95,23 @@ def test_policy_head_reads_each_action_at_its_start_square():
     assert encode_action(28, 1, 1, 8) in changed
 
 
+@pytest.mark.parametrize("size", [8, 10])
+def test_a_network_that_does_not_read_the_move_number_ignores_its_plane(size):
+    torch.manual_seed(0)
+    blind = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8, reads_move_number=False)).eval()
+    assert blind.stem[0].in_channels == 7
+    obs = torch.rand(4, 8, size, size)
+    later = obs.clone()
+    later[:, 7] = 1.0 - later[:, 7]
+    for a, b in zip(blind(obs), blind(later), strict=True):
+        assert torch.equal(a, b)
+    seeing = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8)).eval()
+    assert seeing.stem[0].in_channels == 8
+    assert not torch.equal(seeing(obs)[1], seeing(later)[1])
+    with pytest.raises(ValueError, match="reads_move_number"):
+        NetConfig(reads_move_number=0)
+
+
 def test_bad_sizes_and_devices_raise_value_error():
     with pytest.raises(ValueError, match="channels"):
         NetConfig(channels=0)

@@ -140,6 +140,34 @@ def test_search_value_weight_mixes_the_root_value_into_the_targets():
     assert all(np.abs(g.value_targets).max() <= 1.0 for g in mixed)
 
 
+def test_a_capped_game_learns_its_last_search_value_with_cap_value_search():
+    """``cap_value="search"``: every position of a game stopped at the cap learns the root value of the
+    game's last search, from its own player's side and discounted by whole moves; a finished game learns
+    its result as before."""
+    mcts = MCTSConfig(simulations=6, discount=0.9)
+    kw = dict(parallel_games=2, max_moves=10, full_search_share=1.0, carry_over=False)
+    searched = _games(mcts, SelfPlayConfig(cap_value="search", **kw), n=2)
+    roots = _games(mcts, SelfPlayConfig(search_value_weight=1.0, **kw), n=2)  # targets = each root value
+    adjudicated = _games(mcts, SelfPlayConfig(**kw), n=2)
+    assert [g.moves for g in searched] == [g.moves for g in roots] == [g.moves for g in adjudicated]
+    for g, r, a in zip(searched, roots, adjudicated, strict=True):
+        assert g.winner == a.winner and g.adjudicated == a.adjudicated  # the record still says how it was scored
+        if g.plies < 10:  # ended by the rules
+            np.testing.assert_array_equal(g.value_targets, a.value_targets)
+            continue
+        # every leg is a full search, so the last stored position is the game's last search
+        last_value, last_colour, last_move = r.value_targets[-1], g.colours[-1], g.move_numbers[-1]
+        sign = np.where(g.colours == last_colour, 1.0, -1.0)
+        expected = sign * last_value * 0.9 ** (last_move - g.move_numbers.astype(np.float64))
+        np.testing.assert_allclose(g.value_targets, expected, rtol=1e-5, atol=1e-7)
+    assert any(g.plies == 10 and np.abs(g.value_targets).sum() > 0 for g in searched)
+
+
+def test_cap_value_is_checked():
+    with pytest.raises(ValueError, match="cap_value"):
+        SelfPlayConfig(cap_value="result")
+
+
 def _first_capture_between_legs(variant: str, seed: int = 0):
     """A random game's committed board and the first leg of a capture of two or more legs from it."""
     from checkers_env.game import STEP_CONTINUES, LegGames

@@ -39,6 +39,15 @@ class SelfPlayConfig:
     adjudicated_value: float = 0.5
     """Value target of an adjudicated win (a real win is 1): being ahead is not the same as winning, and
     a lower value teaches the search to finish games rather than hold a lead until the cap."""
+    cap_value: Literal["material", "search"] = "material"
+    """What the positions of a game stopped at ``max_moves`` learn. ``material``: the adjudicated result
+    (``adjudicate_margin``, ``adjudicated_value``), as if the game ended there. ``search``: the cap is a
+    truncation, not an end (Pardo et al., "Time Limits in Reinforcement Learning", ICML 2018): each
+    position learns the root value of the game's last search, seen from its own player and discounted
+    by the MCTS ``discount`` once per whole move between them, as the value of a game that goes on.
+    The game's recorded ``winner`` is still its adjudication (what the logs count). Pair it with a
+    network that does not read the move number (``net.reads_move_number=false``), which could otherwise
+    still tell how near the cap a position is."""
     full_search_share: float = 0.25
     """Playout cap randomisation (KataGo): the share of searched legs that get the full ``mcts.simulations``;
     only they are stored as training positions. The others get ``quick_simulations`` and no noise, play
@@ -130,6 +139,8 @@ class SelfPlayConfig:
             raise ValueError(f"king_material must be positive, got {self.king_material!r}")
         if not 0.0 <= self.adjudicated_value <= 1.0:
             raise ValueError(f"adjudicated_value must be in [0, 1], got {self.adjudicated_value!r}")
+        if self.cap_value not in ("material", "search"):
+            raise ValueError(f"cap_value must be material or search, got {self.cap_value!r}")
         if not 0.0 < self.full_search_share <= 1.0:
             raise ValueError(f"full_search_share must be in (0, 1], got {self.full_search_share!r}")
         object.__setattr__(self, "focus_plies", tuple(self.focus_plies))  # config.json gives a list

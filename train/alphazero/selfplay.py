@@ -62,6 +62,7 @@ __all__ = [
     "new_game_record",
     "play_selfplay_games",
     "adjudicate",
+    "bootstrap_targets",
     "value_targets",
     "sparse_policy",
 ]
@@ -188,6 +189,17 @@ def value_targets(colours: np.ndarray, move_numbers: np.ndarray, end: int, winne
         return np.zeros(len(colours), dtype=np.float32)
     sign = np.where(colours == winner, 1.0, -1.0)
     return (sign * scale * discount ** (end - move_numbers.astype(np.float64))).astype(np.float32)
+
+
+def bootstrap_targets(colours: np.ndarray, move_numbers: np.ndarray, last_colour: int, last_move: int,
+                      last_value: float, discount: float) -> np.ndarray:  # fmt: skip
+    """``float32[T]`` value targets of a game stopped before its end (``SelfPlayConfig.cap_value`` "search"):
+    ``last_value``, the root value of the game's last search for ``last_colour`` to move at whole move
+    ``last_move``, seen from each position's player (``colours[t]``) and times ``discount`` once per whole
+    move from position ``t`` (``move_numbers[t]``) to that search."""
+    sign = np.where(colours == last_colour, 1.0, -1.0)
+    distance = np.maximum(last_move - move_numbers.astype(np.float64), 0.0)
+    return (sign * last_value * discount**distance).astype(np.float32)
 
 
 def adjudicate(board: Board, margin: float, king_material: float = KING_MATERIAL) -> int:
@@ -384,7 +396,10 @@ def play_selfplay_games(
         colours = np.array(r["colours"], dtype=np.int8)
         scale = selfplay_config.adjudicated_value if adjudicated else 1.0
         move_numbers = np.array(r["ply"], dtype=np.int16)
-        targets = value_targets(colours, move_numbers, board.ply, winner, scale, mcts_config.discount)
+        if adjudicated and selfplay_config.cap_value == "search" and "last_search" in r:
+            targets = bootstrap_targets(colours, move_numbers, *r["last_search"], mcts_config.discount)
+        else:
+            targets = value_targets(colours, move_numbers, board.ply, winner, scale, mcts_config.discount)
         w = selfplay_config.search_value_weight
         if w > 0 and len(targets):
             targets = ((1 - w) * targets + w * np.array(r["q"], dtype=np.float32)).astype(np.float32)
@@ -501,6 +516,9 @@ def play_selfplay_games(
         result = mcts.result(ended)
         done = np.flatnonzero(ended)
         for i in done:
+            # the root value of the game's latest search, quick or full: what a game stopped at the cap
+            # learns with cap_value "search"
+            recs[i]["last_search"] = (int(games.to_move(i)), games.moves_played(i), float(result.root_value[i]))
             if full[i]:
                 acts, probs = sparse_policy(result.policy[i], masks[i])
                 r = recs[i]
