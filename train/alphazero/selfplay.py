@@ -93,8 +93,9 @@ class GameRecord:
     value_targets: np.ndarray
     """``float32[T]``: what the value head learns for each position: the result for the player to move
     (+1 win, -1 loss, 0 draw; +-``adjudicated_value`` when the game was adjudicated), times the MCTS
-    ``discount`` once per whole move between the position and the end of the game; mixed with the
-    search's root value when ``search_value_weight`` is set."""
+    ``discount`` once per whole move between the position and the end of the game; for a game stopped
+    at the cap with ``cap_value`` "search", the root value of its last search instead of its adjudication
+    (:func:`bootstrap_targets`); mixed with the search's root value when ``search_value_weight`` is set."""
     winner: int
     """0 White, 1 Black, -1 draw (a game stopped at ``max_moves`` is adjudicated, see SelfPlayConfig)."""
     adjudicated: bool = False
