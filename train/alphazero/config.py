@@ -47,7 +47,11 @@ class SelfPlayConfig:
     by the MCTS ``discount`` once per whole move between them, as the value of a game that goes on.
     The game's recorded ``winner`` is still its adjudication (what the logs count). Pair it with a
     network that does not read the move number (``net.reads_move_number=false``), which could otherwise
-    still tell how near the cap a position is."""
+    still tell how near the cap a position is. The two together scored -0.160 [-0.272, -0.048] against
+    minimax:4 and -0.115 [-0.228, -0.002] against minimax:2 paired, side by side with the defaults
+    (international, 40 minutes on one core each; docs/BENCHMARKS.md): three searches in four are quick
+    ones, so a capped game learns from one shallow search where material gives a signal the network does
+    not have to supply. ``material`` stays."""
     full_search_share: float = 0.25
     """Playout cap randomisation (KataGo): the share of searched legs that get the full ``mcts.simulations``;
     only they are stored as training positions. The others get ``quick_simulations`` and no noise, play
