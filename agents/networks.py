@@ -51,10 +51,12 @@ __all__ = [
     "inference_dtype",
     "set_torch_threads",
     "cpu_state",
+    "MOVE_NUMBER_PLANE",
 ]
 
 
-assert PLANE_NAMES[-1] == "move number", "a network that skips the move number reads a prefix of the planes"
+MOVE_NUMBER_PLANE = PLANE_NAMES.index("move number")
+"""The observation plane that a network with ``NetConfig.reads_move_number`` false skips."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class NetConfig:
     and past 120 it sees move numbers it never learnt from (``benchmarks/value_by_move_number.py``). Yet
     a network that does not read it scored -0.020 [-0.128, +0.088] against minimax:4 paired, side by side
     with one that does (international, 40 minutes on one core each; docs/BENCHMARKS.md): so the default
-    stays true, which every earlier checkpoint is."""
+    stays true, as every earlier checkpoint reads it."""
 
     def __post_init__(self) -> None:
         for name in ("material_head", "reads_move_number"):
@@ -129,11 +131,8 @@ class PolicyValueNet(nn.Module):
         self.board_size = board_size
         self.num_actions = num_actions(board_size)
         c = self.config.channels
-        # the move-number plane is the last one (checked below): a network that does not read it reads a prefix
-        self.planes_read = NUM_PLANES if self.config.reads_move_number else NUM_PLANES - 1
-        self.stem = nn.Sequential(
-            nn.Conv2d(self.planes_read, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU()
-        )
+        read = [i for i in range(NUM_PLANES) if self.config.reads_move_number or i != MOVE_NUMBER_PLANE]
+        self.stem = nn.Sequential(nn.Conv2d(len(read), c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
         self.trunk = nn.Sequential(*[_Block(c) for _ in range(self.config.blocks)])
         per_cell = 4 * (board_size - 1)
         self.policy_conv = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
@@ -152,10 +151,12 @@ class PolicyValueNet(nn.Module):
             )
         index = torch.from_numpy(policy_map_index(board_size).copy())
         self.register_buffer("action_index", index, persistent=False)
+        # the planes the stem reads (None: all of them); a buffer, so it moves with the network
+        self.register_buffer("planes_read", None if len(read) == NUM_PLANES else torch.tensor(read), persistent=False)
 
     def _logits_and_value_features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.planes_read < NUM_PLANES:
-            obs = obs[:, : self.planes_read]
+        if self.planes_read is not None:
+            obs = obs.index_select(1, self.planes_read)
         x = self.trunk(self.stem(obs))
         p = self.policy_out(self.policy_conv(x)).flatten(1)
         return p.index_select(1, self.action_index), self.value_conv(x).flatten(1)

@@ -8,6 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.networks import (  # noqa: E402
+    MOVE_NUMBER_PLANE,
     NetConfig,
     PolicyValueNet,
     cpu_state,
@@ -102,7 +103,7 @@ def test_a_network_that_does_not_read_the_move_number_ignores_its_plane(size):
     assert blind.stem[0].in_channels == 7
     obs = torch.rand(4, 8, size, size)
     later = obs.clone()
-    later[:, 7] = 1.0 - later[:, 7]
+    later[:, MOVE_NUMBER_PLANE] = 1.0 - later[:, MOVE_NUMBER_PLANE]
     for a, b in zip(blind(obs), blind(later), strict=True):
         assert torch.equal(a, b)
     seeing = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8)).eval()

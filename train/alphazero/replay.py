@@ -33,7 +33,15 @@ from checkers_env.observation import material_lead
 from .config import AlphaZeroConfig
 from .selfplay import POLICY_SLOTS, GameRecord
 
-__all__ = ["ReplayBuffer", "GameLog", "encode_record", "decode_record", "material_targets", "MATERIAL_SCALE"]
+__all__ = [
+    "ReplayBuffer",
+    "GameLog",
+    "read_game_log",
+    "encode_record",
+    "decode_record",
+    "material_targets",
+    "MATERIAL_SCALE",
+]
 
 MATERIAL_SCALE = 3.0
 """Material (man 1, king 1.5) that a material target of 1 stands for; larger swings are clipped to +-1."""
@@ -163,6 +171,33 @@ def decode_record(payload: bytes) -> GameRecord:
         raise ValueError(f"not a game record: {exc}") from None
 
 
+def _log_files(folder: str) -> list[tuple[int, str]]:
+    """``(index of its first game, path)`` of each file of the game log in ``folder``, in order."""
+    out = []
+    for name in os.listdir(folder):
+        if name.startswith("games-") and name.endswith(".bin"):
+            try:
+                out.append((int(name[6:-4]), os.path.join(folder, name)))
+            except ValueError:
+                continue
+    return sorted(out)
+
+
+def read_game_log(folder: str | os.PathLike, last: int | None = None) -> list[GameRecord]:
+    """The games of the game log in ``folder`` (the ``last`` of them when given), oldest first, read
+    without opening the log: nothing is repaired or written, so a run still appending to it is left
+    alone (a torn record at the end of a file is skipped)."""
+    folder = os.fspath(folder)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"no game log folder {folder!r}")
+    games: list[GameRecord] = []
+    for _, path in reversed(_log_files(folder)):
+        games[:0] = [decode_record(p) for p in GameLog._records(path, repair=False)]
+        if last is not None and len(games) >= last:
+            break
+    return games if last is None else games[len(games) - min(last, len(games)) :]
+
+
 class GameLog:
     """Append-only files of finished self-play games in ``folder`` (see the module docstring).
 
@@ -182,14 +217,7 @@ class GameLog:
             self.count = first + sum(1 for _ in self._records(path, repair=True))
 
     def _files(self) -> list[tuple[int, str]]:
-        out = []
-        for name in os.listdir(self.folder):
-            if name.startswith("games-") and name.endswith(".bin"):
-                try:
-                    out.append((int(name[6:-4]), os.path.join(self.folder, name)))
-                except ValueError:
-                    continue
-        return sorted(out)
+        return _log_files(self.folder)
 
     @staticmethod
     def _records(path: str, repair: bool):
