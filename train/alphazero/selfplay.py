@@ -333,6 +333,7 @@ def play_selfplay_games(
     carried_ended = [c for c in carry if isinstance(c, GameRecord)] if carry is not None else []
     late_starts = [c for c in carry if isinstance(c, LateStart)] if carry is not None else []
     late_share = selfplay_config.late_start_share if carrying else 0.0
+    bootstrap_at_cap = selfplay_config.cap_value == "search"  # a capped game learns its last search's value
     if carry is not None:
         carry.clear()
 
@@ -397,7 +398,7 @@ def play_selfplay_games(
         colours = np.array(r["colours"], dtype=np.int8)
         scale = selfplay_config.adjudicated_value if adjudicated else 1.0
         move_numbers = np.array(r["ply"], dtype=np.int16)
-        if adjudicated and selfplay_config.cap_value == "search" and "last_search" in r:
+        if adjudicated and bootstrap_at_cap and "last_search" in r:
             targets = bootstrap_targets(colours, move_numbers, *r["last_search"], mcts_config.discount)
         else:
             targets = value_targets(colours, move_numbers, board.ply, winner, scale, mcts_config.discount)
@@ -517,9 +518,8 @@ def play_selfplay_games(
         result = mcts.result(ended)
         done = np.flatnonzero(ended)
         for i in done:
-            # the root value of the game's latest search, quick or full: what a game stopped at the cap
-            # learns with cap_value "search"
-            recs[i]["last_search"] = (int(games.to_move(i)), games.moves_played(i), float(result.root_value[i]))
+            if bootstrap_at_cap:  # the game's latest search, quick or full: what it learns if stopped at the cap
+                recs[i]["last_search"] = (int(games.to_move(i)), games.moves_played(i), float(result.root_value[i]))
             if full[i]:
                 acts, probs = sparse_policy(result.policy[i], masks[i])
                 r = recs[i]
