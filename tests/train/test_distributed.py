@@ -40,6 +40,9 @@ from train.run import Run, train  # noqa: E402
 
 NET = NetConfig(channels=8, blocks=1, value_hidden=8)
 MCTS = MCTSConfig(simulations=3)
+# Actors stream their games ahead of the driver: a test that loses a worker at the first game to arrive
+# plays games slow enough (about 30 ms a move) that the worker cannot have finished its share by then.
+SLOW_MCTS = MCTSConfig(simulations=128)
 ONE_AT_A_TIME = SelfPlayConfig(parallel_games=1, max_moves=12, temperature_moves=4)
 STORE = 80 * 2**20
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -90,7 +93,7 @@ def _tiny(run_dir, **kw) -> TrainConfig:
         run_dir=str(run_dir),
         net=NET,
         alphazero=AlphaZeroConfig(
-            mcts=MCTS,
+            mcts=kw.pop("mcts", MCTS),
             selfplay=kw.pop("selfplay", SelfPlayConfig(parallel_games=2, max_moves=12, temperature_moves=4)),
             games_per_iteration=kw.pop("games_per_iteration", 4),
             replay_capacity=100_000,
@@ -170,7 +173,9 @@ def test_an_evaluation_replays_only_the_openings_its_lost_workers_left(cluster, 
     rules = get_rules("american")
     net = PolicyValueNet(8, NET)
     net.load_state_dict(_weights())
-    agent = MCTSAgent(net, rules, MCTSConfig(simulations=3), seed=0)
+    # SLOW_MCTS: about a third of a second a game, so neither actor finishes its share of six before the
+    # driver handles the first arrival (with 3 simulations, on a busy machine, both once had)
+    agent = MCTSAgent(net, rules, SLOW_MCTS, seed=0)
     backend = RayBackend(address=cluster.address)
 
     class KillOnFirstGame:  # the progress bar sees each game arrive: kill both actors at the first one
@@ -250,7 +255,7 @@ def test_a_lost_node_drops_only_unfinished_games_and_its_worker_comes_back(clust
                 cluster.remove_node(node)
 
         games = backend.play(
-            SelfPlayJob(_weights(), NET, rules, MCTS, ONE_AT_A_TIME, seed=3, num_games=8), on_game=on_game
+            SelfPlayJob(_weights(), NET, rules, SLOW_MCTS, ONE_AT_A_TIME, seed=3, num_games=8), on_game=on_game
         )
         err = capsys.readouterr().err
         assert "lost (node died)" in err and "queued again" in err, err
@@ -286,7 +291,7 @@ def test_removing_a_worker_node_mid_run_leaves_training_going(cluster, tmp_path,
     monkeypatch.setattr(distributed.RayBackend, "play", play)
     # eval_every_minutes: only the evaluation at minute 0, however slowly a loaded machine plays the iterations
     cfg = _tiny(tmp_path / "lost", backend="ray", ray_address=cluster.address, minutes=30, selfplay=ONE_AT_A_TIME,
-                games_per_iteration=6, eval_games=2, eval_every_minutes=1e6)  # fmt: skip
+                mcts=SLOW_MCTS, games_per_iteration=6, eval_games=2, eval_every_minutes=1e6)  # fmt: skip
     try:
         with pytest.raises(KeyboardInterrupt):
             train(cfg)
