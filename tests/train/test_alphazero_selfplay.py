@@ -34,6 +34,19 @@ def test_gumbel_self_play_stores_improved_policies_and_is_reproducible():
         assert (np.where(kept, g.policy_probs, 0) > 0).sum(1).mean() > 1.5
 
 
+def test_gumbel_self_play_opens_its_games_differently_within_the_temperature_moves():
+    # almost every search is a quick one (no noise of its own); a Gumbel root plays its halving winner, so
+    # only the root noise that quick searches take within temperature_moves keeps the games apart
+    mcts = MCTSConfig(simulations=8, root="gumbel", gumbel_considered=4)
+
+    def openings(temperature_moves: int) -> int:
+        play = SelfPlayConfig(parallel_games=16, max_moves=8, temperature_moves=temperature_moves,
+                              full_search_share=0.01, quick_simulations=4)  # fmt: skip
+        return len({tuple(g.moves[:6]) for g in _games(mcts, play, n=16)})
+
+    assert openings(8) >= 12 and openings(0) <= 4
+
+
 def test_self_play_that_keeps_its_subtrees_carries_visits_and_stays_reproducible(monkeypatch):
     from agents.mcts import BatchedMCTS
 

@@ -24,9 +24,11 @@ class SelfPlayConfig:
     (:data:`train.arena.MATCH_MOVE_CAP`; 17% stopped) played 21% fewer games for as many positions and
     scored -0.02 [-0.11, +0.07] paired side by side (45 minutes on one core each, docs/BENCHMARKS.md)."""
     temperature_moves: int = 12
-    """Whole moves (plies) played by sampling from the visit counts; later moves take the most visited leg."""
+    """Whole moves (plies) played by sampling from the visit counts; later moves take the most visited leg.
+    With a Gumbel root (``mcts.root``), which plays sequential halving's winner, these plies' quick
+    searches take the root's Gumbel noise as its full searches do (a draw from the improved policy)."""
     temperature: float = 1.0
-    """Temperature of that sampling."""
+    """Temperature of that sampling (PUCT root; a Gumbel root's draw is set by ``mcts.gumbel_scale``)."""
     adjudicate_margin: float = 2.0
     """A game stopped at max_moves is scored a win for the side ahead by at least this much material
     (man 1, king ``king_material``) instead of a draw; 0 turns adjudication off. Domain knowledge that gives short

@@ -462,6 +462,7 @@ def play_selfplay_games(
     masks = games.masks.copy()
     full = np.zeros(n, dtype=np.bool_)
     quick = min(selfplay_config.quick_simulations, mcts_config.simulations)
+    gumbel_root = mcts_config.root == "gumbel"
     focus_start, focus_end = selfplay_config.focus_plies
 
     def full_search_shares(slots: np.ndarray) -> np.ndarray:
@@ -499,7 +500,14 @@ def play_selfplay_games(
             # but not stored
             full[ready] = rng.random(int(ready.sum())) < full_search_shares(np.flatnonzero(ready))
             budget = np.where(full, mcts_config.simulations, quick)
-            mcts.begin(games.games, ready, rng, simulations=budget, explore=full)
+            explore = full.copy()
+            if gumbel_root:
+                # a Gumbel search plays its halving winner, not a draw from its visits: within
+                # temperature_moves its quick searches take the root's Gumbel noise too (a Gumbel-max draw
+                # from the improved policy), or every game opens with the same greedy legs
+                for i in np.flatnonzero(ready & ~full):
+                    explore[i] = games.moves_played(i) < selfplay_config.temperature_moves
+            mcts.begin(games.games, ready, rng, simulations=budget, explore=explore)
         searching = mcts.searching
         if not searching.any():
             continue
