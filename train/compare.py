@@ -26,7 +26,8 @@ it ended two pieces or more behind (:data:`~train.arena.DECISIVE_MARGIN`),
 having stayed so from which ply (the median of :func:`~train.arena.endings`'
 ``behind_for_good``). ``RUN/compare.json`` and ``RUN/compare.md`` keep it.
 A finished run is not trained again when the command is repeated with the
-same ``--run-dir`` (its evaluation is played again).
+same ``--run-dir`` (its evaluation is played again). Ctrl-C or SIGTERM stops
+the comparison and every run it started (exit status 130).
 
 On one core each, a run plays about half the games of the two-core
 ``train.benchmark``: compare settings with it, then confirm the winner with
@@ -205,12 +206,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from agents.runtime import usable_cores
+    from agents.runtime import sigterm_as_interrupt, usable_cores
 
     parallel = args.parallel or usable_cores()
     os.makedirs(args.run_dir, exist_ok=True)
     try:
-        codes = _run_all(args, settings, parallel)
+        # SIGTERM (a kill, a job timeout) stops the comparison as Ctrl-C does: its runs are stopped with
+        # it (Ctrl-C reaches them through the terminal; a SIGTERM to this process alone would orphan them)
+        with sigterm_as_interrupt():
+            codes = _run_all(args, settings, parallel)
     except KeyboardInterrupt:
         return 130
     failed = [name for name, code in codes.items() if code != 0]

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -70,6 +75,56 @@ def test_two_settings_train_side_by_side_and_pair_up(tmp_path, capsys):
     for row in doc["rows"]:  # where the losses were decided, from the match's endings
         turn = row["losses_turn"]
         assert turn["losses"] == row["losses"] and 0 <= turn["games"] <= row["losses"]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _runs_a_benchmark(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"train.benchmark" in fh.read()
+    except OSError:  # no such process
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads child processes from /proc")
+def test_sigterm_stops_the_comparison_and_the_runs_it_started(tmp_path):
+    argv = [sys.executable, "-m", "train.compare", "--variant", "american", "--minutes", "30", "--games", "2",
+            "--simulations", "3", "--opponents", "random", "--run-dir", str(tmp_path), "--no-progress",
+            "--parallel", "2", "--setting", "a", "--setting", "b", "alphazero.learning_rate=0.01"]  # fmt: skip
+    argv += [x for o in TINY for x in ("--set", o)]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    runs: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while len(runs := _children(proc.pid)) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert len(runs) == 2, "the two runs did not start"
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) == 130
+        assert not [pid for pid in runs if _runs_a_benchmark(pid)]  # stopped with it, not orphaned
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in runs:  # a failure must not leave runs training for half an hour
+            if _runs_a_benchmark(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_the_table_says_from_which_ply_the_losses_were_lost():
