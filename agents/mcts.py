@@ -110,8 +110,9 @@ class MCTSConfig:
     the leg played is the halving's winner and the policy target is the softmax of the prior logits
     plus the completed Q-values, which improves on the prior even with few simulations. Below the
     root both use PUCT. In self-play with the playout cap it lost to PUCT side by side on international
-    (-0.175 [-0.292, -0.058] against minimax:4, 40 minutes on one core each; docs/BENCHMARKS.md): its
-    quick searches spread 16 simulations over up to 16 legs and play a one-visit estimate."""
+    (-0.175 [-0.292, -0.058] against minimax:4, 40 minutes on one core each; docs/BENCHMARKS.md),
+    likely because its quick searches spread 16 simulations over up to 16 legs and play a one-visit
+    estimate."""
     gumbel_considered: int = 16
     """Root legs sequential halving starts with (gumbel)."""
     gumbel_scale: float = 1.0
