@@ -60,7 +60,9 @@ class SelfPlayConfig:
     the game on faster, and are not stored. 1: every leg is a full search. The default (a quarter of legs
     at 64 simulations, the rest at 16) won the equal-time comparison in docs/BENCHMARKS.md."""
     quick_simulations: int = 16
-    """Simulations of a quick search (when ``full_search_share`` < 1)."""
+    """Simulations of a quick search (when ``full_search_share`` < 1). 32 played 26% fewer games and
+    scored -0.025 [-0.126, +0.076] against minimax:4 paired, side by side with the defaults
+    (international, 40 minutes on one core each; docs/BENCHMARKS.md)."""
     focus_plies: tuple[int, int] = (0, 0)
     """Plies ``[start, end)`` of a game (whole moves of either side played before the search) whose
     searched legs are full searches with ``focus_full_search_share`` instead of ``full_search_share``:
