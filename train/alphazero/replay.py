@@ -190,11 +190,12 @@ def read_game_log(folder: str | os.PathLike, last: int | None = None) -> list[Ga
     folder = os.fspath(folder)
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"no game log folder {folder!r}")
-    games: list[GameRecord] = []
+    files: list[list[GameRecord]] = []  # newest file first
     for _, path in reversed(_log_files(folder)):
-        games[:0] = [decode_record(p) for p in GameLog._records(path, repair=False)]
-        if last is not None and len(games) >= last:
+        files.append([decode_record(p) for p in GameLog._records(path, repair=False)])
+        if last is not None and sum(map(len, files)) >= last:
             break
+    games = [g for chunk in reversed(files) for g in chunk]
     return games if last is None else games[len(games) - min(last, len(games)) :]
 
 

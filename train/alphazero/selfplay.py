@@ -465,6 +465,10 @@ def play_selfplay_games(
     gumbel_root = mcts_config.root == "gumbel"
     focus_start, focus_end = selfplay_config.focus_plies
 
+    def hot(i: int) -> bool:
+        """Whether game ``i``'s next leg is within ``temperature_moves`` (drawn, not the search's best)."""
+        return games.moves_played(i) < selfplay_config.temperature_moves
+
     def full_search_shares(slots: np.ndarray) -> np.ndarray:
         """The chance that each of these games' next search is a full one: higher inside the focus plies."""
         shares = np.full(len(slots), selfplay_config.full_search_share)
@@ -506,7 +510,7 @@ def play_selfplay_games(
                 # temperature_moves its quick searches take the root's Gumbel noise too (a Gumbel-max draw
                 # from the improved policy), or every game opens with the same greedy legs
                 for i in np.flatnonzero(ready & ~full):
-                    explore[i] = games.moves_played(i) < selfplay_config.temperature_moves
+                    explore[i] = hot(i)
             mcts.begin(games.games, ready, rng, simulations=budget, explore=explore)
         searching = mcts.searching
         if not searching.any():
@@ -537,11 +541,10 @@ def play_selfplay_games(
                 r["colours"].append(int(games.to_move(i)))
                 r["ply"].append(games.moves_played(i))
                 r["q"].append(float(result.root_value[i]))
-            hot = games.moves_played(i) < selfplay_config.temperature_moves
             if result.action[i] >= 0:
                 leg = int(result.action[i])  # gumbel: sequential halving's winner (its noise explores)
             else:
-                leg = choose_leg(result.visits[i], selfplay_config.temperature if hot else None, rng)
+                leg = choose_leg(result.visits[i], selfplay_config.temperature if hot(i) else None, rng)
             recs[i]["seconds"]["play"] += (time.perf_counter() - t_round) / len(done)
             advance(i, leg)
     if carry is not None:  # park the games in progress (their searches are dropped) and any not resumed
