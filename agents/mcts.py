@@ -79,7 +79,7 @@ __all__ = [
 ]
 
 Evaluator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""``(obs float32[k, NUM_PLANES, N, N], mask int8[k, A]) -> (priors float32[k, A], values float32[k])``.
+"""``(obs float32[k, 8, N, N], mask int8[k, A]) -> (priors float32[k, A], values float32[k])``.
 
 Priors are zero on illegal actions and sum to 1 over the legal ones; values are
 for the player to move in each observation."""
@@ -252,7 +252,7 @@ class LeafBatch(NamedTuple):
     path_len: np.ndarray
     """``int32[B]``: nodes on the path."""
     obs: np.ndarray
-    """``float32[B, NUM_PLANES, N, N]``: observation planes of each leaf."""
+    """``float32[B, 8, N, N]``: observation planes of each leaf."""
     masks: np.ndarray
     """``int8[B, A]``: legal legs of each leaf."""
     legal: np.ndarray

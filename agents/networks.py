@@ -1,8 +1,7 @@
 """Policy-value networks over the observation planes, with masked policies.
 
 The network reads the planes of :mod:`checkers_env.observation`
-(``float32[B, NUM_PLANES, N, N]``, mover's frame; which planes it reads,
-:func:`planes_read`) and returns
+(``float32[B, 8, N, N]``, mover's frame) and returns
 
 * ``logits``: ``float32[B, num_actions]`` over the fixed leg encoding of
   :mod:`checkers_env.encoding` (896 on 8x8, 1800 on 10x10);
@@ -53,18 +52,11 @@ __all__ = [
     "set_torch_threads",
     "cpu_state",
     "MOVE_NUMBER_PLANE",
-    "JUMP_TARGET_PLANES",
-    "planes_read",
 ]
 
 
 MOVE_NUMBER_PLANE = PLANE_NAMES.index("move number")
 """The observation plane that a network with ``NetConfig.reads_move_number`` false skips."""
-JUMP_TARGET_PLANES = (
-    PLANE_NAMES.index("opponent pieces the observer can jump"),
-    PLANE_NAMES.index("observer pieces the opponent can jump"),
-)
-"""The observation planes that a network with ``NetConfig.reads_jump_targets`` false skips."""
 
 
 @dataclass(frozen=True)
@@ -90,13 +82,9 @@ class NetConfig:
     a network that does not read it scored -0.020 [-0.128, +0.088] against minimax:4 paired, side by side
     with one that does (international, 40 minutes on one core each; docs/BENCHMARKS.md): so the default
     stays true, as every earlier checkpoint reads it."""
-    reads_jump_targets: bool = False
-    """The network reads the jump-target planes (planes 8 and 9 of :mod:`checkers_env.observation`: the
-    pieces each side could take with a first jump). False: it reads planes 0 to 7 only, as every network
-    did before those planes existed (a checkpoint that does not name this field is such a network)."""
 
     def __post_init__(self) -> None:
-        for name in ("material_head", "reads_move_number", "reads_jump_targets"):
+        for name in ("material_head", "reads_move_number"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"NetConfig.{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("channels", "blocks", "value_hidden"):
@@ -108,16 +96,6 @@ class NetConfig:
     def as_dict(self) -> dict[str, int | bool]:
         """The fields as a plain dict (stored in checkpoints)."""
         return asdict(self)
-
-
-def planes_read(config: NetConfig) -> list[int]:
-    """The observation planes a network built with ``config`` reads, in order."""
-    return [
-        i
-        for i in range(NUM_PLANES)
-        if (i != MOVE_NUMBER_PLANE or config.reads_move_number)
-        and (i not in JUMP_TARGET_PLANES or config.reads_jump_targets)
-    ]
 
 
 class _Block(nn.Module):
@@ -153,7 +131,7 @@ class PolicyValueNet(nn.Module):
         self.board_size = board_size
         self.num_actions = num_actions(board_size)
         c = self.config.channels
-        read = planes_read(self.config)
+        read = [i for i in range(NUM_PLANES) if self.config.reads_move_number or i != MOVE_NUMBER_PLANE]
         self.stem = nn.Sequential(nn.Conv2d(len(read), c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU())
         self.trunk = nn.Sequential(*[_Block(c) for _ in range(self.config.blocks)])
         per_cell = 4 * (board_size - 1)

@@ -42,7 +42,7 @@ the legs that continue some legal whole move, so the variant's capture rules
 
 ### Observation space
 
-A dict: ``"observation"`` is ``float32[10, N, N]`` planes in the observer's own
+A dict: ``"observation"`` is ``float32[8, N, N]`` planes in the observer's own
 frame (observation.py: own men, own kings, opponent men, opponent kings, the
 piece that must continue, pieces captured so far in this move, draw counter,
 move number) and ``"action_mask"`` is ``int8[num_actions]`` (all zeros for the

@@ -381,12 +381,12 @@ def write_observation(game, perspective, params, tables, moves, ply_scale, obs, 
     if planes:
         write_planes(
             tables,
-            params,
             game[: mg.STATE_SIZE],
             perspective,
             moving_from,
             game[G_POS],
             game[G_CAPT],
+            params[mg.P_DRAW_PLIES],
             ply_scale,
             game[G_EP_PLY],
             obs,

@@ -21,7 +21,7 @@ it is the learner's turn again or the game ends, inside the same ``step``.
 
 | what | value |
 |---|---|
-| observation | ``float32[10, N, N]`` planes seen by the learner (observation.py), ``Box(0, 1)`` |
+| observation | ``float32[8, N, N]`` planes seen by the learner (observation.py), ``Box(0, 1)`` |
 | action | one leg, ``Discrete(896)`` on 8x8, ``Discrete(1800)`` on 10x10 |
 | mask | ``action_masks()`` (bool) and ``info["action_mask"]`` (int8): the learner's legal legs |
 | reward | +1 when the learner wins, -1 when it loses, 0 otherwise (draws included), at the game's last step |

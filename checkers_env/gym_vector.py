@@ -25,7 +25,7 @@ learner's turn:
 
 | what | value |
 |---|---|
-| ``single_observation_space`` | ``Box(0, 1, (10, N, N), float32)``: planes seen by the learner |
+| ``single_observation_space`` | ``Box(0, 1, (8, N, N), float32)``: planes seen by the learner |
 | ``single_action_space`` | ``Discrete(896)`` (8x8) or ``Discrete(1800)`` (10x10): one leg |
 | masks | ``action_masks()`` (``bool[num_envs, A]``) and ``infos["action_mask"]`` (``int8``) |
 | rewards | ``float32[num_envs]``, the learner's: +1 win, -1 loss, 0 otherwise, at a game's last step |

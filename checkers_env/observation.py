@@ -18,19 +18,6 @@ the observer's men always start at the bottom and move up)::
     7      move number: plies since the episode began          constant plane in [0, 1]
            / ply_scale, capped at 1 (ply_scale = max_moves
            if set, else 200)
-    8      opponent's pieces the observer could take with a    0/1
-           first jump, were it to move
-    9      observer's pieces the opponent could take with a    0/1
-           first jump, were it to move
-
-Planes 8 and 9 are the jump targets of each side (``movegen.jump_targets``):
-a piece with a diagonal neighbour that may take it (by the variant's rules:
-men forward only or both ways, men taking kings or not, short or flying
-kings) and an empty square just beyond. They ignore the precedence rules
-and whose turn it is: they say where the tactics are, which a small
-convolutional network would otherwise have to learn to see along a flying
-king's whole diagonal. In a capture in progress the jumped pieces (plane 5)
-are neither takeable nor empty.
 
 Cell ``[row, file]`` is row from the observer's far side and file from the
 observer's left; the square with index ``i`` (geometry.py) is at
@@ -66,7 +53,7 @@ __all__ = [
     "material_lead",
 ]
 
-NUM_PLANES = 10
+NUM_PLANES = 8
 PLY_SCALE = 200
 """Plies that fill the move-number plane when no ``max_moves`` is set."""
 
@@ -83,8 +70,6 @@ PLANE_NAMES = (
     "captured this move",
     "draw counter",
     "move number",
-    "opponent pieces the observer can jump",
-    "observer pieces the opponent can jump",
 )
 
 
@@ -94,11 +79,10 @@ def observation_shape(board_size: int) -> tuple[int, int, int]:
 
 
 @kernel
-def write_planes(tables, params, state, perspective, moving_from, moving_at, captured, ply_scale, ply, out):
+def write_planes(tables, state, perspective, moving_from, moving_at, captured, draw_plies, ply_scale, ply, out):
     """Fill ``out`` (``float32[NUM_PLANES, N, N]``, C-contiguous) with the planes seen by ``perspective``.
 
-    ``params`` are the variant's (:func:`~checkers_env.core.movegen.make_params`: its draw rule and
-    how its pieces capture); ``state`` is the committed position (movegen layout); ``moving_from`` /
+    ``state`` is the committed position (movegen layout); ``moving_from`` /
     ``moving_at`` are the padded bits where the piece in mid-capture started
     and stands now (-1 when no move is in progress) and ``captured`` the
     bitboard of pieces jumped so far. ``ply`` feeds the move-number plane.
@@ -122,16 +106,9 @@ def write_planes(tables, params, state, perspective, moving_from, moving_at, cap
     opponent_kings = opponent & kings
     at = (1 << moving_at) if moving_at >= 0 else 0
     clock = 0.0
-    draw_plies = params[mg.P_DRAW_PLIES]
     if draw_plies > 0:
         clock = min(1.0, state[mg.S_CLOCK] / draw_plies)
     number = min(1.0, ply / ply_scale)
-    # pieces jumped in a capture in progress still stand (not empty) but neither take nor can be taken
-    empty = params[mg.P_MASK] & ~(white | black)
-    own_standing = own & ~captured
-    opponent_standing = opponent & ~captured
-    own_targets = mg.jump_targets(params, own_standing, opponent_standing, kings, empty, perspective)
-    opponent_targets = mg.jump_targets(params, opponent_standing, own_standing, kings, empty, 1 - perspective)
     cells = tables[T_SIZE] * tables[T_SIZE]
     base = T_CELL_BIT + perspective * 100
     flat = out.reshape(-1)
@@ -147,8 +124,6 @@ def write_planes(tables, params, state, perspective, moving_from, moving_at, cap
     _spread(flat[5 * cells : 6 * cells], captured, cell_bits)
     flat[6 * cells : 7 * cells] = clock
     flat[7 * cells : 8 * cells] = number
-    _spread(flat[8 * cells : 9 * cells], own_targets, cell_bits)
-    _spread(flat[9 * cells : 10 * cells], opponent_targets, cell_bits)
 
 
 @kernel(inline="always")
@@ -166,7 +141,7 @@ def planes_of(board, perspective: int | None = None, ply_scale: int = PLY_SCALE)
     size = board.rules.board_size
     out = np.zeros(observation_shape(size), dtype=np.float32)
     who = int(board.turn) if perspective is None else int(perspective)
-    write_planes(make_tables(size), board.params, board.state, who, -1, -1, 0, ply_scale, board.ply, out)
+    write_planes(make_tables(size), board.state, who, -1, -1, 0, board.rules.draw_plies, ply_scale, board.ply, out)
     return out
 
 

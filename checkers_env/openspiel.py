@@ -279,7 +279,7 @@ class CheckersState(pyspiel.State):
         return self._words.copy()
 
     def observation_planes(self, player: int) -> np.ndarray:
-        """``float32[10, N, N]``: the planes ``player`` sees."""
+        """``float32[8, N, N]``: the planes ``player`` sees."""
         kit = _kit(self._rules)
         out = np.zeros_like(kit.obs)
         refresh_moves(self._words, kit.params, kit.moves, kit.scratch)

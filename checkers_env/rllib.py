@@ -21,7 +21,7 @@ observation). When the game ends, both agents get their last observation
 (RLlib needs it to bootstrap a truncated agent's value) and their reward.
 
 **Spaces** (RLlib's action-masking convention): each agent observes
-``Dict({"observations": Box(0, 1, (10, N, N), float32), "action_mask": Box(0, 1, (A,), float32)})``
+``Dict({"observations": Box(0, 1, (8, N, N), float32), "action_mask": Box(0, 1, (A,), float32)})``
 with ``A`` = 896 on 8x8, 1800 on 10x10, and acts in ``Discrete(A)``. The
 mask is 1 exactly for the legal legs (all zeros in a final observation).
 An action outside the mask ends the game: -1 to its author, 0 to the other

@@ -115,7 +115,7 @@ class VectorStep(NamedTuple):
     """What :meth:`VectorEnv.step` returns (read-only views, overwritten by the next step)."""
 
     observations: np.ndarray
-    """``float32[num_envs, 10, N, N]``: planes of the player to move (observation.py)."""
+    """``float32[num_envs, 8, N, N]``: planes of the player to move (observation.py)."""
     action_masks: np.ndarray
     """``int8[num_envs, num_actions]``: legal next legs of the player to move."""
     rewards: np.ndarray

@@ -6,7 +6,7 @@
 The env is the batched single-agent view: every game has the learner on one
 side (``player_0`` in even games, ``player_1`` in odd ones) and the opponent
 on the other, here the random player, whose legs are played inside the
-compiled step. Observations are the ten planes; ``infos["action_mask"]``
+compiled step. Observations are the eight planes; ``infos["action_mask"]``
 is the learner's legal legs, and illegal logits are set to -1e8 before the
 softmax (a masked categorical). Autoreset is same-step, which is what this
 loop assumes: a finished game's ``done`` comes with the next game's first

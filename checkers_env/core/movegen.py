@@ -55,7 +55,6 @@ __all__ = [
     "new_scratch",
     "MoveBufferOverflow",
     "has_capture",
-    "jump_targets",
     "count_plain_moves",
     "move_pieces",
     "judge",
@@ -460,38 +459,6 @@ def has_capture(params, own, opponents, kings, turn):
                 if on_board(mask, land) and ((occupied >> land) & 1) == 0:
                     return True
     return False
-
-
-@kernel(inline="always")
-def jump_targets(params, attackers, targets, kings, empty, colour):
-    """Bitboard of the pieces of ``targets`` that a piece of ``attackers`` (``colour``'s) could take
-    with its first jump, were ``colour`` to move: a man over a diagonal neighbour in a direction it may
-    capture in (forward only unless the variant's men capture backwards; a king only if men may take
-    kings), a king over a neighbour or, where kings fly, over the first piece along a free diagonal;
-    in every case the square just beyond must be in ``empty``. ``empty`` is the caller's (a capture in
-    progress leaves jumped pieces standing, neither empty nor takeable). Ignores the precedence rules:
-    the observation's jump-target planes, not a move generator."""
-    h = params[P_H]
-    mask = params[P_MASK]
-    men = attackers & ~kings
-    attacking_kings = attackers & kings
-    men_targets = targets
-    if params[P_MEN_CAPTURE_KINGS] == 0:
-        men_targets = targets & ~kings
-    out = 0
-    for d in range(4):
-        beyond = step(empty, h, opposite(d)) & mask  # squares whose neighbour in direction d is empty
-        if params[P_MEN_BACK] == 1 or is_forward(colour, d):
-            out |= step(men, h, d) & men_targets & beyond
-        if attacking_kings != 0:
-            if params[P_KINGS_FLY] == 0:
-                out |= step(attacking_kings, h, d) & targets & beyond
-            else:
-                ray = step(attacking_kings, h, d) & mask
-                while ray != 0:
-                    out |= ray & targets & beyond
-                    ray = step(ray & empty, h, d) & mask
-    return out
 
 
 @kernel(inline="always")

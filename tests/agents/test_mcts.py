@@ -11,7 +11,6 @@ from agents.mcts import ROOT_INDEX, BatchedMCTS, CachingEvaluator, MCTSConfig, h
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
 from checkers_env.game import game_from_board
-from checkers_env.observation import NUM_PLANES
 
 
 def _search(board, sims, trees=1, rng=None):
@@ -178,7 +177,7 @@ def test_caching_evaluator_sends_each_distinct_position_once_and_answers_the_sam
     games = np.stack([game_from_board(board)] * 4)
     mcts.search(games, np.ones(4, dtype=np.bool_), cached, np.random.default_rng(0))
     assert cached.evaluated < cached.asked  # four trees of one position share their evaluations
-    obs = np.random.default_rng(1).random((3, NUM_PLANES, 8, 8)).astype(np.float32)
+    obs = np.random.default_rng(1).random((3, 8, 8, 8)).astype(np.float32)
     masks = np.zeros((3, 896), dtype=np.int8)
     masks[:, [5, 9]] = 1
     obs[2] = obs[0]

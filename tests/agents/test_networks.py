@@ -8,7 +8,6 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.networks import (  # noqa: E402
-    JUMP_TARGET_PLANES,
     MOVE_NUMBER_PLANE,
     NetConfig,
     PolicyValueNet,
@@ -16,12 +15,11 @@ from agents.networks import (  # noqa: E402
     masked_log_softmax,
     masked_softmax,
     pick_device,
-    planes_read,
 )
 from checkers_env.core import Board  # noqa: E402
 from checkers_env.encoding import encode_action, legal_action_sequences, num_actions  # noqa: E402
 from checkers_env.game import random_observations  # noqa: E402
-from checkers_env.observation import NUM_PLANES, planes_of  # noqa: E402
+from checkers_env.observation import planes_of  # noqa: E402
 
 
 @pytest.mark.parametrize("size", [8, 10])
@@ -37,7 +35,7 @@ def test_forward_shapes_and_value_range(size):
 def test_material_head_adds_a_prediction_and_leaves_forward_unchanged():
     torch.manual_seed(0)
     with_head = PolicyValueNet(8, NetConfig(channels=8, blocks=1, value_hidden=8, material_head=True)).eval()
-    obs = torch.randn(5, NUM_PLANES, 8, 8)
+    obs = torch.randn(5, 8, 8, 8)
     logits, value, material = with_head.forward_with_material(obs)
     plain_logits, plain_value = with_head(obs)
     assert torch.equal(logits, plain_logits) and torch.equal(value, plain_value)
@@ -87,7 +85,7 @@ def test_policy_head_reads_each_action_at_its_start_square():
     net.stem = torch.nn.Identity()
     net.policy_conv = torch.nn.Identity()
     net.policy_out = torch.nn.Conv2d(8, 28, 1)
-    x = torch.zeros(1, NUM_PLANES, 8, 8)
+    x = torch.zeros(1, 8, 8, 8)
     y = x.clone()
     y[0, 0, 7, 0] = 1.0  # square index 28 (row 7, file 0) in the mover's frame
     with torch.no_grad():
@@ -103,7 +101,7 @@ def test_a_network_that_does_not_read_the_move_number_ignores_its_plane(size):
     torch.manual_seed(0)
     blind = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8, reads_move_number=False)).eval()
     assert blind.stem[0].in_channels == 7
-    obs = torch.rand(4, NUM_PLANES, size, size)
+    obs = torch.rand(4, 8, size, size)
     later = obs.clone()
     later[:, MOVE_NUMBER_PLANE] = 1.0 - later[:, MOVE_NUMBER_PLANE]
     for a, b in zip(blind(obs), blind(later), strict=True):
@@ -113,27 +111,6 @@ def test_a_network_that_does_not_read_the_move_number_ignores_its_plane(size):
     assert not torch.equal(seeing(obs)[1], seeing(later)[1])
     with pytest.raises(ValueError, match="reads_move_number"):
         NetConfig(reads_move_number=0)
-
-
-@pytest.mark.parametrize("size", [8, 10])
-def test_only_a_network_that_reads_the_jump_targets_sees_their_planes(size):
-    """By default (and in every checkpoint from before the planes existed) a network reads planes 0-7;
-    with ``reads_jump_targets`` it reads all ten."""
-    torch.manual_seed(0)
-    obs = torch.rand(4, NUM_PLANES, size, size)
-    moved = obs.clone()
-    moved[:, list(JUMP_TARGET_PLANES)] = 1.0 - moved[:, list(JUMP_TARGET_PLANES)]
-    old = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8)).eval()
-    assert old.stem[0].in_channels == 8 and planes_read(old.config) == list(range(8))
-    for a, b in zip(old(obs), old(moved), strict=True):
-        assert torch.equal(a, b)
-    reading = PolicyValueNet(size, NetConfig(channels=8, blocks=1, value_hidden=8, reads_jump_targets=True)).eval()
-    assert reading.stem[0].in_channels == NUM_PLANES == 10
-    assert not torch.equal(reading(obs)[1], reading(moved)[1])
-    blind = NetConfig(reads_move_number=False, reads_jump_targets=True)
-    assert planes_read(blind) == [0, 1, 2, 3, 4, 5, 6, 8, 9]
-    with pytest.raises(ValueError, match="reads_jump_targets"):
-        NetConfig(reads_jump_targets=1)
 
 
 def test_bad_sizes_and_devices_raise_value_error():

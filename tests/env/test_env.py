@@ -10,7 +10,6 @@ from pettingzoo.test import api_test, render_test, seed_test
 from checkers_env.aec import LegSpace, env, raw_env
 from checkers_env.core import WHITE, Board, IllegalMoveError, Termination
 from checkers_env.encoding import move_to_actions
-from checkers_env.observation import NUM_PLANES
 
 from .conftest import CONFIG_IDS, CONFIGS, random_positions
 
@@ -68,7 +67,7 @@ def test_spaces_and_shapes():
         e = raw_env(variant)
         e.reset()
         obs = e.observe("player_0")
-        assert obs["observation"].shape == (NUM_PLANES, size, size) and obs["observation"].dtype == np.float32
+        assert obs["observation"].shape == (8, size, size) and obs["observation"].dtype == np.float32
         assert obs["action_mask"].shape == (n,) and obs["action_mask"].dtype == np.int8
         assert e.action_space("player_1").n == n
         assert not e.observe("player_1")["action_mask"].any()

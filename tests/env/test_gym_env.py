@@ -9,7 +9,6 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from checkers_env.core import Board, IllegalMoveError  # noqa: E402
 from checkers_env.gym_env import SingleAgentEnv  # noqa: E402
-from checkers_env.observation import NUM_PLANES  # noqa: E402
 
 from .conftest import CONFIG_IDS, CONFIGS  # noqa: E402
 
@@ -64,7 +63,7 @@ def test_random_games_end_with_a_reward_from_the_learner_side(agent):
     results = set()
     for game in range(6):
         obs, info = env.reset(seed=game)
-        assert obs.shape == (NUM_PLANES, 8, 8) and env.observation_space.contains(obs)
+        assert obs.shape == (8, 8, 8) and env.observation_space.contains(obs)
         assert int(env.game.to_move(0)) == env.learner_color
         assert env.game.moves_played(0) == (0 if agent == "player_0" else 1)
         done = False
@@ -90,7 +89,7 @@ def test_callable_opponent_is_called_with_its_observation():
     env = SingleAgentEnv("russian", opponent=first_legal, agent="player_1")
     env.reset(seed=0)
     env.step(int(np.flatnonzero(env.action_masks())[0]))
-    assert calls == [(NUM_PLANES, 8, 8), (NUM_PLANES, 8, 8)]
+    assert calls == [(8, 8, 8), (8, 8, 8)]
 
 
 def test_agent_spec_and_agent_opponents_play_whole_moves():

@@ -11,7 +11,6 @@ gymnasium = pytest.importorskip("gymnasium")
 import checkers_env  # noqa: E402,F401  (registers the ids)
 from checkers_env.core import IllegalMoveError  # noqa: E402
 from checkers_env.gym_vector import GymVectorEnv  # noqa: E402
-from checkers_env.observation import NUM_PLANES  # noqa: E402
 from checkers_env.vector import VectorEnv  # noqa: E402
 
 from .conftest import CONFIG_IDS, CONFIGS  # noqa: E402
@@ -83,8 +82,8 @@ def test_make_vec_gives_a_gymnasium_vector_env_with_single_spaces_and_same_step_
     assert isinstance(envs, gymnasium.vector.VectorEnv)
     assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
     assert envs.single_action_space == gymnasium.spaces.Discrete(1800)
-    assert envs.single_observation_space.shape == (NUM_PLANES, 10, 10)
-    assert envs.observation_space.shape == (5, NUM_PLANES, 10, 10) and envs.action_space.shape == (5,)
+    assert envs.single_observation_space.shape == (8, 10, 10)
+    assert envs.observation_space.shape == (5, 8, 10, 10) and envs.action_space.shape == (5,)
     obs, infos = envs.reset(seed=0)
     assert envs.observation_space.contains(obs)
     finals = 0
@@ -98,7 +97,7 @@ def test_make_vec_gives_a_gymnasium_vector_env_with_single_spaces_and_same_step_
             for k in np.flatnonzero(done):
                 finals += 1
                 final = infos["final_obs"][k]
-                assert final.shape == (NUM_PLANES, 10, 10) and not np.array_equal(final, obs[k])
+                assert final.shape == (8, 10, 10) and not np.array_equal(final, obs[k])
             assert all(infos["final_obs"][k] is None for k in np.flatnonzero(~done))
         else:
             assert "final_obs" not in infos
@@ -143,7 +142,7 @@ def test_batched_callable_opponent_and_errors_undo_the_step():
 
     def first_legal(observations, masks):
         seen.append(len(masks))
-        assert observations.shape[1:] == (NUM_PLANES, 8, 8)
+        assert observations.shape[1:] == (8, 8, 8)
         return np.argmax(masks, axis=1)
 
     env = GymVectorEnv("russian", 6, opponent=first_legal, agent="player_1", seed=0)
@@ -231,7 +230,7 @@ def test_sb3_vec_env_trains_maskable_ppo():
         obs, rewards, dones, infos = venv.step_wait()
         for k in np.flatnonzero(dones):
             dones_seen += 1
-            assert infos[k]["terminal_observation"].shape == (NUM_PLANES, 8, 8) and "TimeLimit.truncated" in infos[k]
+            assert infos[k]["terminal_observation"].shape == (8, 8, 8) and "TimeLimit.truncated" in infos[k]
     assert dones_seen > 0
 
 

@@ -11,7 +11,6 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from checkers_env.core import Board  # noqa: E402
 from checkers_env.encoding import legal_action_sequences  # noqa: E402
-from checkers_env.observation import NUM_PLANES  # noqa: E402
 from checkers_env.openspiel import GAME_NAMES, load_game  # noqa: E402
 
 from .conftest import CONFIG_IDS, CONFIGS  # noqa: E402
@@ -58,7 +57,7 @@ def test_registered_names_parameters_and_game_facts():
     assert game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
     assert game_type.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
     assert game_type.utility == pyspiel.GameType.Utility.ZERO_SUM
-    assert game.num_distinct_actions() == 1800 and game.observation_tensor_shape() == [NUM_PLANES, 10, 10]
+    assert game.num_distinct_actions() == 1800 and game.observation_tensor_shape() == [8, 10, 10]
     house = pyspiel.load_game("checkers_env_american(forced_capture=false)")
     assert house.rules.forced_capture is False
     with pytest.raises(Exception, match="fen|FEN"):

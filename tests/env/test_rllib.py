@@ -18,7 +18,6 @@ from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
 from checkers_env.encoding import move_to_actions  # noqa: E402
-from checkers_env.observation import NUM_PLANES  # noqa: E402
 from checkers_env.rllib import ENV_NAME, CheckersMultiAgentEnv, register  # noqa: E402
 
 from .conftest import random_positions  # noqa: E402
@@ -36,7 +35,7 @@ def test_only_the_agent_to_move_observes_with_its_mask():
     assert list(obs) == ["player_0"] and list(infos) == ["player_0"]  # Black moves first in american
     seen = obs["player_0"]
     assert env.observation_spaces["player_0"].contains(seen)
-    assert seen["observations"].shape == (NUM_PLANES, 8, 8) and seen["action_mask"].dtype == np.float32
+    assert seen["observations"].shape == (8, 8, 8) and seen["action_mask"].dtype == np.float32
     assert sorted(_legal(seen)) == sorted(env.game.legal_actions())
     assert env.action_spaces["player_1"].n == 896 and env.get_action_space("player_0").n == 896
     obs, rewards, terminateds, truncateds, _ = env.step({"player_0": int(_legal(seen)[0])})

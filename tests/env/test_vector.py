@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from checkers_env.aec import raw_env
-from checkers_env.observation import NUM_PLANES
 from checkers_env.vector import VectorEnv
 
 from .conftest import CONFIG_IDS, CONFIGS
@@ -47,7 +46,7 @@ def test_same_trajectories_as_the_aec_env(variant, overrides):
 def test_shapes_dtypes_and_read_only_outputs():
     venv = VectorEnv("international", num_envs=3, seed=0)
     obs, masks, to_move = venv.reset()
-    assert obs.shape == (3, NUM_PLANES, 10, 10) and obs.dtype == np.float32
+    assert obs.shape == (3, 8, 10, 10) and obs.dtype == np.float32
     assert masks.shape == (3, 1800) and masks.dtype == np.int8
     assert to_move.tolist() == [0, 0, 0]
     out = venv.step(venv.sample_actions())

@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
 from checkers_env.core import Board  # noqa: E402
-from checkers_env.observation import NUM_PLANES, planes_of  # noqa: E402
+from checkers_env.observation import planes_of  # noqa: E402
 from train.alphazero.loss import train_step  # noqa: E402
 from train.alphazero.replay import (  # noqa: E402
     MATERIAL_SCALE,
@@ -23,7 +23,7 @@ from train.alphazero.selfplay import GameRecord  # noqa: E402
 
 def _planes(own_men=0, own_kings=0, opponent_men=0, opponent_kings=0, jumped_men=0):
     """Observation planes with the given counts of pieces (placed on distinct dark cells)."""
-    obs = np.zeros((NUM_PLANES, 8, 8), dtype=np.float16)
+    obs = np.zeros((8, 8, 8), dtype=np.float16)
     cells = [(r, f) for r in range(8) for f in range(8) if (r + f) % 2 == 1]
     k = 0
     for plane, count in ((0, own_men), (1, own_kings), (2, opponent_men), (3, opponent_kings)):

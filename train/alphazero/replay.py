@@ -28,7 +28,7 @@ import zlib
 
 import numpy as np
 
-from checkers_env.observation import NUM_PLANES, material_lead
+from checkers_env.observation import material_lead
 
 from .config import AlphaZeroConfig
 from .selfplay import POLICY_SLOTS, GameRecord
@@ -84,7 +84,7 @@ class ReplayBuffer:
     (:func:`material_targets`); they are made as a game is added, whether or not a network learns them.
     """
 
-    def __init__(self, capacity: int, board_size: int, planes: int = NUM_PLANES,
+    def __init__(self, capacity: int, board_size: int, planes: int = 8,
                  material_horizon: int = AlphaZeroConfig.material_horizon):  # fmt: skip
         if capacity < 1:
             raise ValueError(f"capacity must be positive, got {capacity}")
@@ -101,13 +101,7 @@ class ReplayBuffer:
         self.total_added = 0
 
     def add_game(self, game: GameRecord) -> None:
-        """Append every stored position of ``game`` (``ValueError`` if its planes are not this buffer's)."""
-        if game.positions and game.observations.shape[1:] != self.obs.shape[1:]:
-            raise ValueError(
-                f"a game with observations of shape {tuple(game.observations.shape[1:])} cannot join a replay "
-                f"buffer of {tuple(self.obs.shape[1:])}: its log was written by a version with other observation "
-                f"planes (before the jump-target planes, 8 planes); start a new run"
-            )
+        """Append every stored position of ``game``."""
         values = game.value_targets
         material = material_targets(game.observations, game.colours, game.move_numbers, self.material_horizon)
         for t in range(len(values)):
@@ -122,7 +116,7 @@ class ReplayBuffer:
             self.total_added += 1
 
     def sample(self, batch_size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """A uniform minibatch: ``obs [B, NUM_PLANES, N, N]``, ``acts``/``probs [B, POLICY_SLOTS]``, ``values [B]``,
+        """A uniform minibatch: ``obs [B, 8, N, N]``, ``acts``/``probs [B, POLICY_SLOTS]``, ``values [B]``,
         ``material [B]``."""
         if self.size == 0:
             raise ValueError("the replay buffer is empty")

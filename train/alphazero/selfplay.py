@@ -83,7 +83,7 @@ class GameRecord:
     """One finished self-play game."""
 
     observations: np.ndarray
-    """``float16[T, NUM_PLANES, N, N]``: the searched positions (legs with one legal choice are not stored)."""
+    """``float16[T, 8, N, N]``: the searched positions (legs with one legal choice are not stored)."""
     policy_actions: np.ndarray
     """``int16[T, POLICY_SLOTS]``: legal legs of each position, most visited first, -1 padded."""
     policy_probs: np.ndarray
