@@ -26,7 +26,9 @@ class SelfPlayConfig:
     temperature_moves: int = 12
     """Whole moves (plies) played by sampling from the visit counts; later moves take the most visited leg.
     With a Gumbel root (``mcts.root``), which plays sequential halving's winner, these plies' quick
-    searches take the root's Gumbel noise as its full searches do (a draw from the improved policy)."""
+    searches take the root's Gumbel noise as its full searches do (a draw from the improved policy).
+    30 scored -0.120 [-0.231, -0.009] against minimax:2 and -0.035 [-0.141, +0.071] against minimax:4
+    paired, side by side with 12 (international, 40 minutes on one core each; docs/BENCHMARKS.md)."""
     temperature: float = 1.0
     """Temperature of that sampling (PUCT root; a Gumbel root's draw is set by ``mcts.gumbel_scale``)."""
     adjudicate_margin: float = 2.0
