@@ -191,9 +191,11 @@ def read_game_log(folder: str | os.PathLike, last: int | None = None) -> list[Ga
     if not os.path.isdir(folder):
         raise FileNotFoundError(f"no game log folder {folder!r}")
     files: list[list[GameRecord]] = []  # newest file first
+    read = 0
     for _, path in reversed(_log_files(folder)):
         files.append([decode_record(p) for p in GameLog._records(path, repair=False)])
-        if last is not None and sum(map(len, files)) >= last:
+        read += len(files[-1])
+        if last is not None and read >= last:
             break
     games = [g for chunk in reversed(files) for g in chunk]
     return games if last is None else games[len(games) - min(last, len(games)) :]
