@@ -10,6 +10,11 @@ What a run does, whatever the algorithm (:mod:`train.learner`):
    check that it was made with the same variant, algorithm and network,
    load the state (tensors and plain values only), verify its digest, make
    the CSV logs match it and clear the temporary files a kill left behind.
+   Other settings may change on resuming (a longer budget, another search):
+   the run says which changed, ``config.json`` takes the new ones and the
+   old file is kept as ``config-to-iteration-N.json`` (N: the iterations
+   trained with it; ``.2``, ``.3``, ... before ``.json`` when no iteration
+   ran in between), so the folder always tells what each part was trained with.
 2. Iterate until the budget (training minutes; evaluations are not counted)
    is spent: one learner iteration; every ``eval_every_minutes`` an
    evaluation against each opponent for the learning curve; the playable
@@ -29,7 +34,9 @@ atomically (:func:`checkers_env.core.files.atomic_write`).
 
 Files of a run folder::
 
-    config.json          the full configuration
+    config.json          the full configuration (of the latest resumption)
+    config-to-iteration-N.json  the configuration iterations up to N were trained with, when a
+                         resumption changed it
     best.pt              the agent to play (python -m train.evaluate --a RUN/best.pt --b minimax:4)
     latest.pt            the newest network as trained (alphazero with gating or ema_decay: may differ
                          from best.pt)
@@ -63,7 +70,7 @@ from .learner import Learner, learner_class
 from .logs import RunLogger, eval_row, plot_learning_curve
 from .progress import say
 
-__all__ = ["Run", "train", "results_table", "default_run_dir", "curve_checkpoint_name", "CURVE_FOLDER",
+__all__ = ["Run", "train", "changed_settings", "results_table", "default_run_dir", "curve_checkpoint_name", "CURVE_FOLDER",
            "STATE_FORMAT", "STATE_VERSION"]  # fmt: skip
 
 STATE_FORMAT = "checkers-env-train-state"
@@ -103,6 +110,23 @@ def results_table(rows: list[dict], title: str) -> str:
             f"{r['score']:>8.3f}  [{lo:.2f}, {hi:.2f}]  {elo_text:>6}"
         )
     return "\n".join(lines)
+
+
+def changed_settings(before: dict, after: dict, prefix: str = "") -> dict[str, tuple]:
+    """The settings whose values differ between two configuration dicts (as :meth:`TrainConfig.to_dict`
+    makes them), by dotted name (``alphazero.mcts.simulations``), each as ``(before, after)``; a setting
+    one of them lacks counts as ``None`` there. ``run_dir`` is not a setting: a folder may be moved."""
+    changes: dict[str, tuple] = {}
+    for key in sorted(set(before) | set(after)):
+        name = f"{prefix}{key}"
+        if name == "run_dir":
+            continue
+        old, new = before.get(key), after.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            changes.update(changed_settings(old, new, f"{name}."))
+        elif old != new:
+            changes[name] = (old, new)
+    return changes
 
 
 class Run:
@@ -146,6 +170,7 @@ class Run:
                 raise ValueError("it is not a JSON object")
         except (OSError, ValueError) as exc:
             raise CheckpointError(f"cannot resume: {config_path!r} is not a readable configuration ({exc})") from None
+        self._stored_config = stored
         mine = self.cfg.to_dict()
         for key in ("variant", "algo", "net"):
             if stored.get(key) != mine[key]:
@@ -169,6 +194,24 @@ class Run:
                 f"cannot resume: {self.state_path!r} is damaged (its tensors do not match the digest stored with them)"
             )
         return state
+
+    def _record_changed_settings(self) -> None:
+        """When this resumption runs with other settings than ``config.json`` holds: say which, keep that
+        file as ``config-to-iteration-N.json`` and write the new settings to ``config.json``."""
+        mine = json.loads(json.dumps(self.cfg.to_dict()))  # tuples as the JSON file has them: lists
+        changes = changed_settings(self._stored_config, mine)
+        if not changes:
+            return
+        kept, copies = f"config-to-iteration-{self.iteration}.json", 1
+        while os.path.exists(os.path.join(self.run_dir, kept)):  # resumed again before another iteration
+            copies += 1
+            kept = f"config-to-iteration-{self.iteration}.{copies}.json"
+        atomic_write(os.path.join(self.run_dir, kept), json.dumps(self._stored_config, indent=2))
+        atomic_write(os.path.join(self.run_dir, "config.json"), json.dumps(mine, indent=2))
+        self._stored_config = mine
+        listed = "; ".join(f"{name}: {old!r} -> {new!r}" for name, (old, new) in changes.items())
+        say(f"settings changed after iteration {self.iteration}: {listed} (config.json holds the new ones, "
+            f"{kept} the old)")  # fmt: skip
 
     def _restore(self, state: dict) -> None:
         self.train_seconds = float(state["train_seconds"])
@@ -277,6 +320,8 @@ class Run:
         verb = "resuming" if self.resumed else "training"
         say(f"{verb} {cfg.algo} on {self.rules.name} in {self.run_dir} (device {self.device}, "
             f"{self.train_seconds / 60:.1f} of {cfg.minutes} minutes done)")  # fmt: skip
+        if self.resumed:
+            self._record_changed_settings()
         self.backend.start()  # a cluster's workers start outside the training budget
         if self.last_eval_minutes < 0:
             evals = self._evaluate_now(force=True)

@@ -173,6 +173,39 @@ def test_resumption_continues_from_the_step_it_stopped_at(tmp_path):
     assert [r.split(",")[0] for r in rows[1:]] == ["1", "2"]
 
 
+def test_resuming_with_changed_settings_says_so_and_keeps_the_old_configuration(tmp_path, capsys):
+    first = tiny(tmp_path / "c")
+    train(first)
+    old = json.loads((tmp_path / "c" / "config.json").read_text())
+    capsys.readouterr()
+    changed = tiny(tmp_path / "c", minutes=1e-5)
+    changed.alphazero.mcts = MCTSConfig(simulations=4)
+    reopened = Run(changed)  # opening a folder to look at it changes nothing
+    reopened.close()
+    assert json.loads((tmp_path / "c" / "config.json").read_text()) == old
+    train(changed)
+    err = capsys.readouterr().err
+    assert "settings changed after iteration 1" in err, err
+    assert "alphazero.mcts.simulations: 3 -> 4" in err and "minutes: 1e-06 -> 1e-05" in err, err
+    assert json.loads((tmp_path / "c" / "config.json").read_text()) == json.loads(json.dumps(changed.to_dict()))
+    assert json.loads((tmp_path / "c" / "config-to-iteration-1.json").read_text()) == old
+    again = tiny(tmp_path / "c", minutes=2e-5)
+    again.alphazero.mcts = MCTSConfig(simulations=4)
+    train(again)  # only the budget changed this time, and no iteration ran since the last copy
+    err = capsys.readouterr().err
+    assert "minutes: 1e-05 -> 2e-05" in err and "alphazero.mcts" not in err, err
+    kept = json.loads((tmp_path / "c" / "config-to-iteration-1.2.json").read_text())
+    assert kept["minutes"] == 1e-5 and kept["alphazero"]["mcts"]["simulations"] == 4
+    assert json.loads((tmp_path / "c" / "config-to-iteration-1.json").read_text()) == old  # not overwritten
+
+
+def test_changed_settings_names_each_nested_setting():
+    before = {"run_dir": "a", "minutes": 1, "alphazero": {"mcts": {"simulations": 3, "c_puct": 1.5}}}
+    after = {"run_dir": "b", "minutes": 1, "alphazero": {"mcts": {"simulations": 4, "c_puct": 1.5}}, "new": 2}
+    assert run_module.changed_settings(before, after) == {"alphazero.mcts.simulations": (3, 4), "new": (None, 2)}
+    assert run_module.changed_settings(before, before) == {}
+
+
 def test_interrupted_selfplay_keeps_its_finished_games(tmp_path, monkeypatch):
     real = az_selfplay.play_selfplay_games
 
