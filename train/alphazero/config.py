@@ -196,7 +196,9 @@ class AlphaZeroConfig:
     300 games against minimax:4 on three sets of openings, and -0.075 [-0.179, +0.029] from a second
     training seed (32 minutes): no gain, so 60,000 stays."""
     batch_size: int = 256
-    """Positions per gradient step."""
+    """Positions per gradient step. 64 (four times the steps for the same samples and training time)
+    scored +0.065 [-0.050, +0.180] against minimax:4 and -0.105 [-0.210, -0.000] against minimax:2
+    paired, side by side with 256 (international, 40 minutes on one core each; docs/BENCHMARKS.md)."""
     sample_reuse: float = 2.0
     """Gradient-step samples drawn per new position. On two CPU cores games are worth more than gradient
     steps: 2 played 14% more games than 4 in equal time and scored +0.06 [-0.00, +0.13] against it over
@@ -204,7 +206,13 @@ class AlphaZeroConfig:
     learning_rate: float = 2e-3
     """AdamW step size."""
     weight_decay: float = 1e-4
-    """AdamW weight decay."""
+    """AdamW weight decay, on every parameter (a step shrinks each weight by ``learning_rate *
+    weight_decay``). The default holds nothing back: the trunk's convolution weights grow about twice
+    their initial size over 40 minutes (``benchmarks/weight_norms.py``), which under batch
+    normalisation halves what a late step moves them. 0.5 holds them at their size, and scored +0.018
+    [-0.067, +0.102] against minimax:4 and -0.010 [-0.091, +0.071] against minimax:2 pooled over two
+    training seeds, side by side with the default (international, 40 minutes on one core each;
+    docs/BENCHMARKS.md)."""
     lr_schedule: Literal["constant", "cosine"] = "constant"
     """``cosine``: the step size follows a half cosine from ``learning_rate`` down to
     ``final_lr_fraction * learning_rate`` over the run's training budget (it follows the minutes
