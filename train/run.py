@@ -154,7 +154,7 @@ class Run:
         if state is not None:
             self._restore(state)
         else:
-            atomic_write(os.path.join(self.run_dir, "config.json"), json.dumps(cfg.to_dict(), indent=2))
+            self._write_config("config.json", cfg.to_dict())
 
     # ------------------------------------------------------------ state
 
@@ -195,6 +195,10 @@ class Run:
             )
         return state
 
+    def _write_config(self, name: str, config: dict) -> None:
+        """Write a configuration dict (:meth:`TrainConfig.to_dict`) as the run folder's JSON file ``name``."""
+        atomic_write(os.path.join(self.run_dir, name), json.dumps(config, indent=2))
+
     def _record_changed_settings(self) -> None:
         """When this resumption runs with other settings than ``config.json`` holds: say which, keep that
         file as ``config-to-iteration-N.json`` and write the new settings to ``config.json``."""
@@ -206,8 +210,8 @@ class Run:
         while os.path.exists(os.path.join(self.run_dir, kept)):  # resumed again before another iteration
             copies += 1
             kept = f"config-to-iteration-{self.iteration}.{copies}.json"
-        atomic_write(os.path.join(self.run_dir, kept), json.dumps(self._stored_config, indent=2))
-        atomic_write(os.path.join(self.run_dir, "config.json"), json.dumps(mine, indent=2))
+        self._write_config(kept, self._stored_config)
+        self._write_config("config.json", mine)
         self._stored_config = mine
         listed = "; ".join(f"{name}: {old!r} -> {new!r}" for name, (old, new) in changes.items())
         say(f"settings changed after iteration {self.iteration}: {listed} (config.json holds the new ones, "
