@@ -25,6 +25,7 @@ import json
 import os
 import struct
 import zlib
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -183,6 +184,26 @@ def _log_files(folder: str) -> list[tuple[int, str]]:
     return sorted(out)
 
 
+def _read_records(path: str, repair: bool) -> Iterator[bytes]:
+    """The payloads of a file's whole, intact records; with ``repair`` a torn or corrupt tail is cut off."""
+    good_end = 0
+    with open(path, "rb") as fh:
+        while True:
+            header = fh.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                break
+            magic, length, crc = _HEADER.unpack(header)
+            payload = fh.read(length)
+            if magic != _MAGIC or len(payload) < length or zlib.crc32(payload) != crc:
+                break
+            good_end = fh.tell()
+            yield payload
+        torn = fh.seek(0, os.SEEK_END) != good_end
+    if torn and repair:
+        with open(path, "r+b") as fh:
+            fh.truncate(good_end)
+
+
 def read_game_log(folder: str | os.PathLike, last: int | None = None) -> list[GameRecord]:
     """The games of the game log in ``folder`` (the ``last`` of them when given), oldest first, read
     without opening the log: nothing is repaired or written, so a run still appending to it is left
@@ -193,7 +214,7 @@ def read_game_log(folder: str | os.PathLike, last: int | None = None) -> list[Ga
     files: list[list[GameRecord]] = []  # newest file first
     read = 0
     for _, path in reversed(_log_files(folder)):
-        files.append([decode_record(p) for p in GameLog._records(path, repair=False)])
+        files.append([decode_record(p) for p in _read_records(path, repair=False)])
         read += len(files[-1])
         if last is not None and read >= last:
             break
@@ -217,30 +238,10 @@ class GameLog:
         files = self._files()
         if files:
             first, path = files[-1]
-            self.count = first + sum(1 for _ in self._records(path, repair=True))
+            self.count = first + sum(1 for _ in _read_records(path, repair=True))
 
     def _files(self) -> list[tuple[int, str]]:
         return _log_files(self.folder)
-
-    @staticmethod
-    def _records(path: str, repair: bool):
-        """The payloads of a file's whole, intact records; with ``repair`` a torn or corrupt tail is cut off."""
-        good_end = 0
-        with open(path, "rb") as fh:
-            while True:
-                header = fh.read(_HEADER.size)
-                if len(header) < _HEADER.size:
-                    break
-                magic, length, crc = _HEADER.unpack(header)
-                payload = fh.read(length)
-                if magic != _MAGIC or len(payload) < length or zlib.crc32(payload) != crc:
-                    break
-                good_end = fh.tell()
-                yield payload
-            torn = fh.seek(0, os.SEEK_END) != good_end
-        if torn and repair:
-            with open(path, "r+b") as fh:
-                fh.truncate(good_end)
 
     def new_file(self) -> None:
         """Start a new file for the games appended from now on (one per iteration keeps pruning fine-grained)."""
@@ -268,7 +269,7 @@ class GameLog:
         out = []
         for first, path in self._files():
             index = first
-            for payload in self._records(path, repair=False):
+            for payload in _read_records(path, repair=False):
                 if index >= start and (stop is None or index < stop):
                     out.append((index, decode_record(payload)))
                 index += 1
