@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -12,15 +9,11 @@ torch = pytest.importorskip("torch")
 from agents.checkpoint import save_agent  # noqa: E402
 from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
 from checkers_env.core import get_rules  # noqa: E402
-
-SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "weight_norms.py"
+from tests.scripts import load_script  # noqa: E402
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("weight_norms", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/weight_norms.py")
 
 
 def test_a_fresh_network_has_not_grown_and_a_doubled_trunk_has(tmp_path, capsys):

@@ -3,7 +3,6 @@ registered env, the example's masking module, and the example's smoke run."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -19,6 +18,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 
 from checkers_env.encoding import move_to_actions  # noqa: E402
 from checkers_env.rllib import ENV_NAME, CheckersMultiAgentEnv, register  # noqa: E402
+from tests.scripts import load_script  # noqa: E402
 
 from .conftest import random_positions  # noqa: E402
 
@@ -120,10 +120,7 @@ def test_register_makes_the_env_from_its_config():
 
 
 def _example():
-    spec = importlib.util.spec_from_file_location("rllib_selfplay", os.path.join(ROOT, "examples", "rllib_selfplay.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("examples/rllib_selfplay.py")
 
 
 def test_the_example_module_never_offers_an_illegal_leg():

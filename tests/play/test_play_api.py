@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 from checkers_env.core import Board
 from checkers_env.core.pdn import read_pdn
 from checkers_env.core.variants import VARIANTS
+from tests.scripts import load_script
 
 CAPTURE_OR_STEP = "B:W18,30:B14,1"  # Black to move: 14x23 is compulsory, 1-5 and 1-6 are plain moves
 DOUBLE_JUMP = "B:W6,15:B1"  # 1x10x19 takes two
@@ -652,9 +652,7 @@ def test_one_client_cannot_evict_other_clients_games():
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc (Linux)")
 def test_hundred_idle_games_fit_in_little_memory():
     # Each minimax opponent used to hold its own 22 MB of search tables: 100 games took 2 GB.
-    spec = importlib.util.spec_from_file_location("play_memory", ROOT / "benchmarks" / "play_memory.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("benchmarks/play_memory.py")
     result = bench.measure(games=100, opponent="minimax:4")
     assert result["growth_mb"] < 100, result
 
