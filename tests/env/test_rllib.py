@@ -18,11 +18,9 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 
 from checkers_env.encoding import move_to_actions  # noqa: E402
 from checkers_env.rllib import ENV_NAME, CheckersMultiAgentEnv, register  # noqa: E402
-from tests.scripts import load_script  # noqa: E402
+from tests.scripts import ROOT, load_script  # noqa: E402
 
 from .conftest import random_positions  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _legal(obs: dict) -> np.ndarray:
@@ -151,7 +149,7 @@ def test_the_example_module_never_offers_an_illegal_leg():
 
 
 def test_the_example_smoke_run_reports_a_reward():
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("RAY_ADDRESS", None)
     done = subprocess.run([sys.executable, os.path.join("examples", "rllib_selfplay.py"), "--smoke"], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=540)  # fmt: skip

@@ -21,7 +21,6 @@ CAPTURE_OR_STEP = "B:W18,30:B14,1"  # Black to move: 14x23 is compulsory, 1-5 an
 DOUBLE_JUMP = "B:W6,15:B1"  # 1x10x19 takes two
 TWO_ROUTES = "B:W6,7,14,15:B2"  # 2x9x18 and 2x11x18 end on the same square, taking different men
 LAST_PIECE = "B:W18:B14"  # 14x23 takes White's last man
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def new_game(client, **body):
