@@ -1,4 +1,5 @@
-"""Loading the repository's scripts (``benchmarks/``, ``examples/``), which are files, not modules of a package."""
+"""The repository as tests see it: its root folder, and its scripts (``benchmarks/``, ``examples/``), which are
+files, not modules of a package, loaded as modules."""
 
 from __future__ import annotations
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import pathlib
 import subprocess
 import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from tests.scripts import ROOT
 
 EXAMPLES = {
     "maskable_ppo_selfplay.py": ("sb3_contrib", "torch"),

@@ -18,7 +18,9 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+from tests.scripts import ROOT
+
+NOTEBOOKS = ROOT / "notebooks"
 KERNEL = "checkers-env-tests"
 CELL_TIMEOUT_S = 300
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import shutil
 import threading
-from pathlib import Path
 
 import pytest
 
 from play.server import create_app
+from tests.scripts import ROOT
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "play"
+ARTIFACTS = ROOT / "test-artifacts" / "play"
 """Where the browser tests save their screenshots and downloads (gitignored)."""
 
 CHROMIUM_ARGS = [

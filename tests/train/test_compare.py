@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from tests.scripts import ROOT
 from train.arena import losses_turn, losses_turn_text, paired_difference
 
 
@@ -106,8 +107,7 @@ def test_sigterm_stops_the_comparison_and_the_runs_it_started(tmp_path):
             "--simulations", "3", "--opponents", "random", "--run-dir", str(tmp_path), "--no-progress",
             "--parallel", "2", "--setting", "a", "--setting", "b", "alphazero.learning_rate=0.01"]  # fmt: skip
     argv += [x for o in TINY for x in ("--set", o)]
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    proc = subprocess.Popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     runs: list[int] = []
     try:
         deadline = time.monotonic() + 120

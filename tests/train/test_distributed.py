@@ -30,6 +30,7 @@ from agents.learned import MCTSAgent  # noqa: E402
 from agents.mcts import MCTSConfig  # noqa: E402
 from agents.networks import NetConfig, PolicyValueNet  # noqa: E402
 from checkers_env.core import Board, get_rules  # noqa: E402
+from tests.scripts import ROOT  # noqa: E402
 from train import distributed  # noqa: E402
 from train.alphazero.config import AlphaZeroConfig, SelfPlayConfig  # noqa: E402
 from train.alphazero.replay import GameLog  # noqa: E402
@@ -45,7 +46,6 @@ MCTS = MCTSConfig(simulations=3)
 SLOW_MCTS = MCTSConfig(simulations=128)
 ONE_AT_A_TIME = SelfPlayConfig(parallel_games=1, max_moves=12, temperature_moves=4)
 STORE = 80 * 2**20
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.fixture(scope="module")
@@ -328,7 +328,7 @@ def test_sigterm_stops_a_ray_run_that_resumes_like_a_local_one(tmp_path):
             "--alphazero.selfplay.parallel-games", "1", "--alphazero.selfplay.max-moves", "12",
             "--alphazero.games-per-iteration", str(iteration_games), "--alphazero.eval-simulations", "3", "--eval-games", "0",
             "--final-games", "0", "--threads", "1", "--no-progress"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
