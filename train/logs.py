@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import textwrap
 from collections.abc import Sequence
 
 from checkers_env.core.files import atomic_write
@@ -172,11 +173,12 @@ def plot_curve_rows(rows: Sequence[dict], out_png: str, title: str, extra: Seque
         ax.fill_between(x, lo, hi, alpha=0.15, color=line.get_color())
     for label, level in extra:
         ax.axhline(level, linestyle="--", linewidth=0.8, color="grey")
-        ax.text(0, level, f" {label}", va="bottom", fontsize=8, color="grey")
+        # x in axes fractions, y in data: the label stays inside the axes whatever minute the curve starts at
+        ax.text(0.01, level, label, transform=ax.get_yaxis_transform(), va="bottom", fontsize=8, color="grey")
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("training minutes")
     ax.set_ylabel("score (win 1, draw 0.5; 95% Wilson interval)")
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 70), fontsize=10)  # a run folder's path can outrun the figure's width
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
