@@ -98,10 +98,8 @@ class MCTSConfig:
     dirichlet_alpha: float = 0.6
     """Concentration of the Dirichlet noise mixed into the root priors in self-play."""
     dirichlet_fraction: float = 0.25
-    """Weight of that noise (0 disables it). AlphaZero's self-play uses 0.4 (``AlphaZeroConfig.mcts``): on
-    international, side by side with 0.25 (40 minutes on one core each, docs/BENCHMARKS.md), 0.1 scored
-    -0.100 [-0.198, -0.002] against minimax:4 paired, and 0.4, pooled over three training seeds' 300
-    games, +0.072 [+0.002, +0.141]."""
+    """Weight of that noise (0 disables it). AlphaZero's self-play uses 0.4, measured against 0.1 and
+    this 0.25 (``train.alphazero.config.AlphaZeroConfig.mcts`` gives the figures)."""
     discount: float = 1.0
     """Factor applied to a value for each whole move it is backed up through (1: none). Below 1, a win
     sooner is worth more than a win later, so the search makes progress in won endgames instead of

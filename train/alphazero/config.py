@@ -174,9 +174,11 @@ class AlphaZeroConfig:
 
     mcts: MCTSConfig = field(default_factory=lambda: MCTSConfig(simulations=64, discount=0.99, dirichlet_fraction=0.4))
     """Search settings of self-play (``simulations`` is the full search of playout cap randomisation).
-    The root noise is 0.4 rather than the search's general 0.25: side by side on international (40
-    minutes on one core each, three training seeds, 300 paired games; docs/BENCHMARKS.md) it scored
-    +0.072 [+0.002, +0.141] against minimax:4 and +0.043 [-0.023, +0.110] against minimax:2."""
+    The root noise is 0.4 rather than the search's general 0.25: side by side with 0.25 on international
+    (40 minutes on one core each, three training seeds, 300 paired games; docs/BENCHMARKS.md) it scored
+    +0.072 [+0.002, +0.141] against minimax:4 and +0.043 [-0.023, +0.110] against minimax:2, where 0.1
+    (one seed) scored -0.100 [-0.198, -0.002] against minimax:4; on american (20 minutes) 0.4 and 0.25
+    were level."""
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     """How self-play games are played."""
     workers: int = 0
