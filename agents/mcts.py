@@ -151,6 +151,16 @@ class MCTSConfig:
     minutes on one core each, side by side; docs/BENCHMARKS.md)."""
     material_scale: float = 3.0
     """Material lead that the material estimate puts at ``tanh(1)`` (0.76)."""
+    prune_policy_target: bool = False
+    """Policy target pruning (Wu, "Accelerating Self-Play Learning in Go", 2019, the KataGo paper): the
+    policy target of a PUCT search keeps, of each root leg but the most visited, only the visits it
+    would have had if the search had known its final values from the start: the fewest visits ``n``
+    with which the leg's PUCT score ``Q + c_puct * P * sqrt(N) / (1 + n)`` still reaches the most
+    visited leg's, ``P`` being the network's prior without the root noise, and a leg left with one
+    visit or none getting none. The visits that only the exploration term and the root noise gave a
+    leg no longer teach the network to play it, while the leg played is still chosen from the unpruned
+    visits. KataGo prunes only its forced playouts (and with the noisy prior); here every visit that
+    exploration gave is pruned. Off by default; PUCT root only."""
     minimax_weight: float = 0.0
     """Weight of the implicit minimax value in the value a PUCT choice reads (Lanctot, Winands, Pepels
     and Sturtevant, "Monte Carlo Tree Search with Heuristic Evaluations using Implicit Minimax
@@ -188,6 +198,10 @@ class MCTSConfig:
             )
         if not 0.0 <= self.minimax_weight <= 1.0:
             raise ValueError(f"minimax_weight must be in [0, 1], got {self.minimax_weight!r}")
+        if self.prune_policy_target and self.root != "puct":
+            raise ValueError(
+                "prune_policy_target needs the puct root: a Gumbel root's target is its completed Q-values"
+            )
         if self.reuse_tree and self.root != "puct":
             raise ValueError("reuse_tree needs the puct root: sequential halving plans its visits from a fresh root")
 
@@ -659,6 +673,51 @@ def _root_visits(active, tree, out, root_value):
             root_value[b] = tree.value_sum[b, ROOT_INDEX] / tree.visits[b, ROOT_INDEX]
 
 
+@kernel
+def _pruned_root_visits(active, tree, c_puct, noised, clean_prior, out):
+    """Each active tree's root visits with the exploration visits taken out (``out``, spread over the
+    action space; :attr:`MCTSConfig.prune_policy_target`); other rows are left as they are. The root
+    priors of a tree with ``noised[b]`` are read from ``clean_prior[b]`` (by action), the others' from
+    the tree."""
+    for b in range(active.shape[0]):
+        if not active[b]:
+            continue
+        out[b, :] = 0.0
+        first = tree.child_start[b, ROOT_INDEX]
+        k = tree.n_children[b, ROOT_INDEX]
+        if first < 0 or k == 0:
+            continue
+        best = first
+        for j in range(k):
+            if tree.visits[b, first + j] > tree.visits[b, best]:
+                best = first + j
+        nb = tree.visits[b, best]
+        if nb == 0:
+            continue
+        sqrt_n = np.sqrt(max(tree.visits[b, ROOT_INDEX], 1))
+        p_best = clean_prior[b, tree.action[b, best]] if noised[b] else tree.prior[b, best]
+        target = tree.value_sum[b, best] / nb + c_puct * p_best * sqrt_n / (1.0 + nb)
+        for j in range(k):
+            c = first + j
+            n = tree.visits[b, c]
+            p = clean_prior[b, tree.action[b, c]] if noised[b] else tree.prior[b, c]
+            if c == best:
+                out[b, tree.action[b, c]] = n
+                continue
+            if n == 0:
+                continue
+            gap = target - tree.value_sum[b, c] / n
+            kept = n
+            if gap > 0.0:
+                # fewest visits whose PUCT score still reaches the best leg's
+                needed = np.ceil(c_puct * p * sqrt_n / gap - 1.0)
+                if needed < kept:
+                    kept = max(int(needed), 0)
+            if kept <= 1:
+                kept = 0
+            out[b, tree.action[b, c]] = kept
+
+
 @kernel(inline="always")
 def _completed_q(tree, b, raw_value, value_scale, visit_offset, out):
     """Gumbel's transformed completed Q-values of tree ``b``'s root children into ``out[:k]``: a visited
@@ -937,6 +996,9 @@ class BatchedMCTS:
         # the result of each tree's last finished search
         self._visits = np.zeros((b, a), dtype=np.float32)
         self._policy = np.zeros((b, a), dtype=np.float32)
+        self._pruned = np.zeros((b, a), dtype=np.float32)
+        self._clean_prior = np.zeros((b, a), dtype=np.float32)  # root priors before the noise, by action
+        self._noised = np.zeros(b, dtype=np.bool_)
         self._root_value = np.zeros(b, dtype=np.float32)
         self._action = np.full(b, -1, dtype=np.int64)
 
@@ -1101,6 +1163,7 @@ class BatchedMCTS:
         tree = self.tree
         self._raw_value[fresh] = np.where(tree.visits[fresh, ROOT_INDEX] > 0, tree.value_sum[fresh, ROOT_INDEX], 0.0)
         noisy = fresh & self._noisy
+        self._noised[fresh] = False
         if cfg.root == "gumbel":
             self._gumbel[fresh] = 0.0
             if noisy.any() and cfg.gumbel_scale > 0:
@@ -1120,6 +1183,9 @@ class BatchedMCTS:
         else:
             rows = np.flatnonzero(ended)
             visits = self._visits[rows]
+            if self.config.prune_policy_target:
+                _pruned_root_visits(ended, self.tree, self.config.c_puct, self._noised, self._clean_prior, self._pruned)
+                visits = self._pruned[rows]
             self._policy[rows] = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
             self._action[rows] = -1
         self._searching &= ~ended
@@ -1134,4 +1200,7 @@ class BatchedMCTS:
                 continue
             noise = rng.dirichlet(np.full(k, self.config.dirichlet_alpha))
             p = tree.prior[b, first : first + k]
+            if self.config.prune_policy_target:
+                self._clean_prior[b, tree.action[b, first : first + k]] = p
+                self._noised[b] = True
             tree.prior[b, first : first + k] = (1 - eps) * p + eps * noise

@@ -465,3 +465,43 @@ def test_a_win_found_below_is_the_roots_minimax_value_at_once():
 def test_bad_minimax_weights_are_rejected(bad):
     with pytest.raises(ValueError, match="minimax_weight must be in"):
         MCTSConfig(minimax_weight=bad)
+
+
+def _pruned_and_plain(board, sims, seed=None, **config):
+    results = []
+    for prune in (False, True):
+        mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=sims, prune_policy_target=prune, **config))
+        rng = None if seed is None else np.random.default_rng(seed)
+        games = np.stack([game_from_board(board)])
+        results.append(mcts.search(games, np.ones(1, dtype=np.bool_), uniform_evaluator, rng))
+    return results
+
+
+def test_pruning_takes_the_visits_the_noise_gave_out_of_the_target_only():
+    # Captures optional: the capture wins at once, the quiet moves get visits from heavy root noise.
+    board = Board("american", fen="W:W22,30:B18", forced_capture=False)
+    win = next(seq[0] for seq, m in legal_action_sequences(board).items() if m.captures)
+    gains = []
+    for seed in range(6):
+        plain, pruned = _pruned_and_plain(board, 200, seed=seed, dirichlet_fraction=0.9)
+        np.testing.assert_array_equal(plain.visits, pruned.visits)  # the leg played is chosen as before
+        assert pruned.policy[0].sum() == pytest.approx(1.0)
+        # back to visit counts: a leg keeps no more than it had, and never a single visit
+        kept = pruned.policy[0] / pruned.policy[0, win] * plain.visits[0, win]
+        assert np.all(kept <= plain.visits[0] + 1e-3)
+        assert not np.any(np.isclose(kept, 1.0))
+        gains.append(pruned.policy[0, win] - plain.policy[0, win])
+    assert min(gains) >= 0.0
+    assert max(gains) > 0.05
+
+
+def test_pruning_keeps_legs_as_good_as_the_best():
+    # The opening: every leg is as good as another to a uniform evaluator, so the search's spread is
+    # not exploration and most legs keep their visits.
+    plain, pruned = _pruned_and_plain(Board("american"), 64)
+    assert np.count_nonzero(pruned.policy[0]) >= np.count_nonzero(plain.policy[0]) - 2
+
+
+def test_pruning_needs_the_puct_root():
+    with pytest.raises(ValueError, match="puct root"):
+        MCTSConfig(prune_policy_target=True, root="gumbel")
