@@ -679,11 +679,11 @@ def _root_visits(active, tree, out, root_value):
 
 
 @kernel
-def _pruned_root_visits(active, tree, c_puct, noised, clean_prior, out):
+def _pruned_root_visits(active, tree, c_puct, minimax_weight, noised, clean_prior, out):
     """Each active tree's root visits with the exploration visits taken out (``out``, spread over the
     action space; :attr:`MCTSConfig.prune_policy_target`); other rows are left as they are. The root
     priors of a tree with ``noised[b]`` are read from ``clean_prior[b]`` (by action), the others' from
-    the tree."""
+    the tree; values are those the PUCT choice read (``minimax_weight``)."""
     for b in range(active.shape[0]):
         if not active[b]:
             continue
@@ -701,7 +701,7 @@ def _pruned_root_visits(active, tree, c_puct, noised, clean_prior, out):
             continue
         sqrt_n = np.sqrt(max(tree.visits[b, ROOT_INDEX], 1))
         p_best = clean_prior[b, tree.action[b, best]] if noised[b] else tree.prior[b, best]
-        target = tree.value_sum[b, best] / nb + c_puct * p_best * sqrt_n / (1.0 + nb)
+        target = _mixed_value(tree, b, best, minimax_weight) + c_puct * p_best * sqrt_n / (1.0 + nb)
         for j in range(k):
             c = first + j
             n = tree.visits[b, c]
@@ -711,7 +711,7 @@ def _pruned_root_visits(active, tree, c_puct, noised, clean_prior, out):
                 continue
             if n == 0:
                 continue
-            gap = target - tree.value_sum[b, c] / n
+            gap = target - _mixed_value(tree, b, c, minimax_weight)
             kept = n
             if gap > 0.0:
                 # fewest visits whose PUCT score still reaches the best leg's
@@ -1189,7 +1189,8 @@ class BatchedMCTS:
             rows = np.flatnonzero(ended)
             visits = self._visits[rows]
             if self.config.prune_policy_target:
-                _pruned_root_visits(ended, self.tree, self.config.c_puct, self._noised, self._clean_prior, self._pruned)
+                _pruned_root_visits(ended, self.tree, self.config.c_puct, self.config.minimax_weight, self._noised,
+                                    self._clean_prior, self._pruned)  # fmt: skip
                 visits = self._pruned[rows]
             self._policy[rows] = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
             self._action[rows] = -1
