@@ -178,7 +178,8 @@ class AlphaZeroConfig:
     (40 minutes on one core each, three training seeds, 300 paired games; docs/BENCHMARKS.md) it scored
     +0.072 [+0.002, +0.141] against minimax:4 and +0.043 [-0.023, +0.110] against minimax:2, where 0.1
     (one seed) scored -0.100 [-0.198, -0.002] against minimax:4; on american (20 minutes) 0.4 and 0.25
-    were level."""
+    were level. 0.55, over the 60-minute two-core benchmark on international, was level with 0.4
+    (+0.025 [-0.104, +0.154] against minimax:4 paired)."""
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     """How self-play games are played."""
     workers: int = 0
