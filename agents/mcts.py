@@ -1001,7 +1001,6 @@ class BatchedMCTS:
         # the result of each tree's last finished search
         self._visits = np.zeros((b, a), dtype=np.float32)
         self._policy = np.zeros((b, a), dtype=np.float32)
-        self._pruned = np.zeros((b, a), dtype=np.float32)
         self._clean_prior = np.zeros((b, a), dtype=np.float32)  # root priors before the noise, by action
         self._noised = np.zeros(b, dtype=np.bool_)
         self._root_value = np.zeros(b, dtype=np.float32)
@@ -1189,9 +1188,10 @@ class BatchedMCTS:
             rows = np.flatnonzero(ended)
             visits = self._visits[rows]
             if self.config.prune_policy_target:
+                # the pruned visits are written where the policy goes, then normalised like the visits
                 _pruned_root_visits(ended, self.tree, self.config.c_puct, self.config.minimax_weight, self._noised,
-                                    self._clean_prior, self._pruned)  # fmt: skip
-                visits = self._pruned[rows]
+                                    self._clean_prior, self._policy)  # fmt: skip
+                visits = self._policy[rows]
             self._policy[rows] = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1.0)
             self._action[rows] = -1
         self._searching &= ~ended
