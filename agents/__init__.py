@@ -24,7 +24,7 @@ from .random_agent import RandomAgent
 register_agent_loader(
     ".pt",
     "agents.checkpoint:load_agent_spec",
-    "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,mix=W,minimax=M,dtype=float32|bfloat16|auto]"
+    "PATH.pt[:sims=N,time=SECONDS,root=puct|gumbel,c_puct=C,fpu=F,reuse=1|0,mix=W,minimax=M,ptemp=T,dtype=float32|bfloat16|auto]"
     " (a trained checkpoint)",
 )
 # sb3-contrib MaskablePPO models (the Gymnasium views' learners): imported on first use too

@@ -234,6 +234,7 @@ def load_agent(
     reuse_tree: bool | None = None,
     material_mix: float | None = None,
     minimax_weight: float | None = None,
+    prior_temperature: float | None = None,
     device: str = "cpu",
     dtype: str = "float32",
     **net_overrides: int,
@@ -258,6 +259,8 @@ def load_agent(
             :attr:`~agents.mcts.MCTSConfig.material_mix`; default: as trained).
         minimax_weight: weight of the implicit minimax value in the search's PUCT choices (alphazero,
             :attr:`~agents.mcts.MCTSConfig.minimax_weight`; default: as trained).
+        prior_temperature: temperature of the network's prior in the search (alphazero,
+            :attr:`~agents.mcts.MCTSConfig.prior_temperature`; default: as trained).
         device: torch device of the network.
         dtype: number format of the search's forward passes (alphazero; ``float32``,
             ``bfloat16`` or ``auto``, see :func:`~agents.networks.inference_dtype`).
@@ -292,7 +295,8 @@ def load_agent(
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
         chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
                   "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree,
-                  "material_mix": material_mix, "minimax_weight": minimax_weight}  # fmt: skip
+                  "material_mix": material_mix, "minimax_weight": minimax_weight,
+                  "prior_temperature": prior_temperature}  # fmt: skip
         try:
             mcts = replace(mcts, **{k: v for k, v in chosen.items() if v is not None})  # validated again
         except ValueError as exc:
@@ -301,20 +305,20 @@ def load_agent(
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree, material_mix, minimax_weight)
+    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree, material_mix, minimax_weight, prior_temperature)
     if any(v is not None for v in searching) or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
-                              "(no sims, time, root, c_puct, fpu, reuse, mix, minimax or dtype)")  # fmt: skip
+                              "(no sims, time, root, c_puct, fpu, reuse, mix, minimax, ptemp or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
-                 "fpu": float, "reuse": parse_flag, "mix": float, "minimax": float}  # fmt: skip
+                 "fpu": float, "reuse": parse_flag, "mix": float, "minimax": float, "ptemp": float}  # fmt: skip
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
     """The ``.pt`` agent-spec loader (see :mod:`agents.base`):
-    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,mix=W,minimax=M,dtype=D]``.
+    ``PATH.pt[:sims=N,time=S,root=R,c_puct=C,fpu=F,reuse=1|0,mix=W,minimax=M,ptemp=T,dtype=D]``.
 
     ``sims`` sets the MCTS simulations per searched leg, ``time`` the seconds
     a move may take, ``root`` the root search (``puct`` or ``gumbel``),
@@ -325,7 +329,9 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
     search starts afresh), ``mix`` the weight of the material estimate in
     the search's leaf values (:attr:`~agents.mcts.MCTSConfig.material_mix`),
     ``minimax`` the weight of the implicit minimax value in its PUCT choices
-    (:attr:`~agents.mcts.MCTSConfig.minimax_weight`), ``dtype`` the number
+    (:attr:`~agents.mcts.MCTSConfig.minimax_weight`), ``ptemp`` the temperature
+    of the network's prior in the search
+    (:attr:`~agents.mcts.MCTSConfig.prior_temperature`), ``dtype`` the number
     format of the network in the search (``float32``, the default,
     ``bfloat16`` or ``auto``); without them the checkpoint plays as it was
     trained, in float32.
@@ -350,6 +356,7 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             reuse_tree=opts.get("reuse"),
             material_mix=opts.get("mix"),
             minimax_weight=opts.get("minimax"),
+            prior_temperature=opts.get("ptemp"),
             dtype=opts.get("dtype", "float32"),
         )
     except AgentSpecError:

@@ -95,6 +95,11 @@ class MCTSConfig:
     """Exploration constant of the PUCT rule."""
     fpu_reduction: float = 0.25
     """Unvisited children are valued at the parent's value minus this."""
+    prior_temperature: float = 1.0
+    """Temperature of the network's prior in the search: each evaluated node's priors are raised to the
+    power ``1 / prior_temperature`` and renormalised over its legal legs before the search reads them
+    (the root noise, in self-play, is mixed in afterwards). 1: the network's prior as it is; below 1
+    sharper, putting the visits of a flat prior on the legs the network prefers; above 1 flatter."""
     dirichlet_alpha: float = 0.6
     """Concentration of the Dirichlet noise mixed into the root priors in self-play."""
     dirichlet_fraction: float = 0.25
@@ -186,6 +191,8 @@ class MCTSConfig:
             raise ValueError(f"simulations must be an integer >= 2, got {self.simulations!r}")
         if self.c_puct <= 0:
             raise ValueError(f"c_puct must be positive, got {self.c_puct!r}")
+        if not self.prior_temperature > 0:
+            raise ValueError(f"prior_temperature must be positive, got {self.prior_temperature!r}")
         if self.dirichlet_alpha <= 0:
             raise ValueError(f"dirichlet_alpha must be positive, got {self.dirichlet_alpha!r}")
         if not 0.0 < self.discount <= 1.0:
@@ -925,6 +932,17 @@ def uniform_evaluator(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, n
     return priors, np.zeros(len(obs), dtype=np.float32)
 
 
+def _tempered(priors: np.ndarray, temperature: float) -> np.ndarray:
+    """``priors`` (``[k, A]``, zero off the legal legs) raised to ``1 / temperature``, each row
+    renormalised to sum to 1; a new array. Computed from the logarithm so that a sharp temperature
+    cannot underflow every leg of a row to zero."""
+    with np.errstate(divide="ignore"):
+        logits = np.log(priors) / temperature
+    logits -= logits.max(axis=1, keepdims=True)
+    tempered = np.exp(logits)  # exp(-inf) = 0 keeps the illegal legs at zero
+    return (tempered / tempered.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 class BatchedMCTS:
     """``num_trees`` PUCT trees searched together.
 
@@ -1154,6 +1172,8 @@ class BatchedMCTS:
         if need.size:
             obs = leaves.obs[need]
             priors, values = evaluator(obs, leaves.masks[need])
+            if c.prior_temperature != 1.0:
+                priors = _tempered(priors, c.prior_temperature)
             if c.material_mix > 0:
                 material = np.tanh(material_lead(obs) / c.material_scale)
                 values = (1.0 - c.material_mix) * values + c.material_mix * material

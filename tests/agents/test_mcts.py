@@ -7,7 +7,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.mcts import ROOT_INDEX, BatchedMCTS, CachingEvaluator, MCTSConfig, halving_schedule, uniform_evaluator
+from agents.mcts import (
+    ROOT_INDEX,
+    BatchedMCTS,
+    CachingEvaluator,
+    MCTSConfig,
+    _tempered,
+    halving_schedule,
+    uniform_evaluator,
+)
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
 from checkers_env.game import game_from_board
@@ -505,3 +513,50 @@ def test_pruning_keeps_legs_as_good_as_the_best():
 def test_pruning_needs_the_puct_root():
     with pytest.raises(ValueError, match="puct root"):
         MCTSConfig(prune_policy_target=True, root="gumbel")
+
+
+# ---------------------------------------------------------------- the prior's temperature (prior_temperature)
+
+
+def test_tempering_raises_the_prior_to_a_power_and_keeps_illegal_legs_at_zero():
+    priors = np.array([[0.5, 0.3, 0.2, 0.0], [0.0, 0.0, 1.0, 0.0]], dtype=np.float32)
+    sharp = _tempered(priors, 0.5)
+    np.testing.assert_allclose(sharp[0], np.array([0.25, 0.09, 0.04, 0.0]) / 0.38, rtol=1e-5)
+    np.testing.assert_array_equal(sharp[1], priors[1])
+    np.testing.assert_allclose(_tempered(priors, 2.0)[0, :3], np.sqrt(priors[0, :3]) / np.sqrt(priors[0, :3]).sum(),
+                               rtol=1e-5)  # fmt: skip
+    # far below 1 the legs behind underflow, the preferred one does not: a row never becomes all zero
+    np.testing.assert_allclose(_tempered(priors, 1e-3)[0], [1.0, 0.0, 0.0, 0.0], atol=1e-6)
+    assert sharp.dtype == np.float32
+
+
+def _leaning_evaluator(obs, masks):
+    """Priors that lean towards the legal leg of the lowest action index (weights 4, 2, 1, 1, ...)."""
+    priors = np.zeros(masks.shape, dtype=np.float32)
+    for i, row in enumerate(masks):
+        legal = np.flatnonzero(row)
+        weights = np.ones(len(legal))
+        weights[:2] = (4.0, 2.0)[: len(legal)]
+        priors[i, legal] = weights / weights.sum()
+    return priors, np.zeros(len(obs), dtype=np.float32)
+
+
+def test_the_search_reads_the_tempered_prior():
+    board = Board("american")  # seven legal legs, all alike to a value-0 network
+    games = game_from_board(board)[None]
+    shares = {}
+    for temperature in (1.0, 0.5):
+        mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=64, prior_temperature=temperature))
+        result = mcts.search(games, np.ones(1, dtype=np.bool_), _leaning_evaluator)
+        first, count = mcts.tree.child_start[0, ROOT_INDEX], mcts.tree.n_children[0, ROOT_INDEX]
+        stored = mcts.tree.prior[0, first : first + count]
+        weights = np.array([4.0, 2.0] + [1.0] * (count - 2)) ** (1.0 / temperature)
+        np.testing.assert_allclose(np.sort(stored)[::-1], weights / weights.sum(), rtol=1e-5)
+        shares[temperature] = result.visits[0].max() / result.visits[0].sum()
+    assert shares[0.5] > shares[1.0]  # a sharper prior puts more of the visits on the preferred leg
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0])
+def test_bad_prior_temperatures_are_rejected(bad):
+    with pytest.raises(ValueError, match="prior_temperature must be positive"):
+        MCTSConfig(prior_temperature=bad)

@@ -439,17 +439,32 @@ def test_checkpoint_specs_take_search_options(tmp_path):
     backing = make_agent(f"{path}:sims=5,minimax=0.5", "american", seed=3)
     assert backing.mcts_config.minimax_weight == 0.5 and agent.mcts_config.minimax_weight == 0.0  # as trained
     _plays(backing)
+    sharpened = make_agent(f"{path}:sims=5,ptemp=0.5", "american", seed=3)
+    assert sharpened.mcts_config.prior_temperature == 0.5 and agent.mcts_config.prior_temperature == 1.0
+    _plays(sharpened)
     bad_specs = (f"{path}:sims=1", f"{path}:speed=3", f"{path}:time=-1", f"{path}:sims=x", f"{path}:root=alphabeta",
                  f"{path}:dtype=float16", f"{path}:c_puct=0", f"{path}:c_puct=-1", f"{path}:fpu=x",
                  f"{path}:reuse=maybe", f"{path}:root=gumbel,reuse=1", f"{path}:mix=1.5", f"{path}:mix=x",
-                 f"{path}:minimax=-0.5", f"{path}:minimax=2", f"{path}:minimax=x")  # fmt: skip
+                 f"{path}:minimax=-0.5", f"{path}:minimax=2", f"{path}:minimax=x", f"{path}:ptemp=0",
+                 f"{path}:ptemp=-1", f"{path}:ptemp=x")  # fmt: skip
     for bad in bad_specs:
         with pytest.raises(AgentSpecError):
             make_agent(bad, "american")
     # an unknown option is answered with the usage line registered for checkpoints, every option in it
     with pytest.raises(AgentSpecError) as refused:
         make_agent(f"{path}:speed=3", "american")
-    options = ("sims=N", "time=", "root=puct|gumbel", "c_puct=", "fpu=", "reuse=1|0", "mix=W", "minimax=M", "dtype=")
+    options = (
+        "sims=N",
+        "time=",
+        "root=puct|gumbel",
+        "c_puct=",
+        "fpu=",
+        "reuse=1|0",
+        "mix=W",
+        "minimax=M",
+        "ptemp=T",
+        "dtype=",
+    )
     for option in options:
         assert option in str(refused.value)
 
