@@ -7,15 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents.mcts import (
-    ROOT_INDEX,
-    BatchedMCTS,
-    CachingEvaluator,
-    MCTSConfig,
-    _tempered,
-    halving_schedule,
-    uniform_evaluator,
-)
+from agents.mcts import ROOT_INDEX, BatchedMCTS, CachingEvaluator, MCTSConfig, halving_schedule, uniform_evaluator
 from checkers_env.core import Board
 from checkers_env.encoding import legal_action_sequences
 from checkers_env.game import game_from_board
@@ -518,18 +510,6 @@ def test_pruning_needs_the_puct_root():
 # ---------------------------------------------------------------- the prior's temperature (prior_temperature)
 
 
-def test_tempering_raises_the_prior_to_a_power_and_keeps_illegal_legs_at_zero():
-    priors = np.array([[0.5, 0.3, 0.2, 0.0], [0.0, 0.0, 1.0, 0.0]], dtype=np.float32)
-    sharp = _tempered(priors, 0.5)
-    np.testing.assert_allclose(sharp[0], np.array([0.25, 0.09, 0.04, 0.0]) / 0.38, rtol=1e-5)
-    np.testing.assert_array_equal(sharp[1], priors[1])
-    np.testing.assert_allclose(_tempered(priors, 2.0)[0, :3], np.sqrt(priors[0, :3]) / np.sqrt(priors[0, :3]).sum(),
-                               rtol=1e-5)  # fmt: skip
-    # far below 1 the legs behind underflow, the preferred one does not: a row never becomes all zero
-    np.testing.assert_allclose(_tempered(priors, 1e-3)[0], [1.0, 0.0, 0.0, 0.0], atol=1e-6)
-    assert sharp.dtype == np.float32
-
-
 def _leaning_evaluator(obs, masks):
     """Priors that lean towards the legal leg of the lowest action index (weights 4, 2, 1, 1, ...)."""
     priors = np.zeros(masks.shape, dtype=np.float32)
@@ -541,19 +521,30 @@ def _leaning_evaluator(obs, masks):
     return priors, np.zeros(len(obs), dtype=np.float32)
 
 
-def test_the_search_reads_the_tempered_prior():
+def _root_priors(board, temperature):
+    """The root's priors by leg, and its visits, after a search reading ``_leaning_evaluator`` at ``temperature``."""
+    mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=64, prior_temperature=temperature))
+    result = mcts.search(game_from_board(board)[None], np.ones(1, dtype=np.bool_), _leaning_evaluator)
+    first, count = mcts.tree.child_start[0, ROOT_INDEX], mcts.tree.n_children[0, ROOT_INDEX]
+    priors = np.zeros(result.visits.shape[1], dtype=np.float32)
+    priors[mcts.tree.action[0, first : first + count]] = mcts.tree.prior[0, first : first + count]
+    return priors, result.visits[0]
+
+
+def test_the_search_reads_the_prior_raised_to_the_power_one_over_the_temperature():
     board = Board("american")  # seven legal legs, all alike to a value-0 network
-    games = game_from_board(board)[None]
+    legal = (_root_priors(board, 1.0)[0] > 0)[None]
+    network = _leaning_evaluator(np.zeros((1, 1)), legal)[0][0]
     shares = {}
-    for temperature in (1.0, 0.5):
-        mcts = BatchedMCTS(board.rules, 1, MCTSConfig(simulations=64, prior_temperature=temperature))
-        result = mcts.search(games, np.ones(1, dtype=np.bool_), _leaning_evaluator)
-        first, count = mcts.tree.child_start[0, ROOT_INDEX], mcts.tree.n_children[0, ROOT_INDEX]
-        stored = mcts.tree.prior[0, first : first + count]
-        weights = np.array([4.0, 2.0] + [1.0] * (count - 2)) ** (1.0 / temperature)
-        np.testing.assert_allclose(np.sort(stored)[::-1], weights / weights.sum(), rtol=1e-5)
-        shares[temperature] = result.visits[0].max() / result.visits[0].sum()
-    assert shares[0.5] > shares[1.0]  # a sharper prior puts more of the visits on the preferred leg
+    for temperature in (1.0, 0.5, 2.0):
+        priors, visits = _root_priors(board, temperature)
+        expected = network ** (1.0 / temperature)
+        np.testing.assert_allclose(priors, expected / expected.sum(), rtol=1e-5)  # illegal legs stay at zero
+        shares[temperature] = visits.max() / visits.sum()
+    assert shares[0.5] > shares[1.0] > shares[2.0]  # a sharper prior puts more visits on the preferred leg
+    # far below 1 the legs behind underflow and the preferred one does not: no row is left all zero
+    priors, _ = _root_priors(board, 1e-3)
+    assert np.isfinite(priors).all() and priors.max() == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0])
