@@ -289,14 +289,15 @@ def load_agent(
         )
     net = load_network(data, path, **net_overrides)
     name = os.path.basename(path)
+    # the MCTSConfig fields asked for (None: as stored)
+    chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
+              "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree,
+              "material_mix": material_mix, "minimax_weight": minimax_weight,
+              "prior_temperature": prior_temperature}  # fmt: skip
     if data["algo"] == "alphazero":
         stored = data.get("mcts") or {}
         known = {f.name for f in fields(MCTSConfig)}
         mcts = MCTSConfig(**{k: v for k, v in stored.items() if k in known})
-        chosen = {"simulations": None if simulations is None else int(simulations), "root": root,
-                  "c_puct": c_puct, "fpu_reduction": fpu_reduction, "reuse_tree": reuse_tree,
-                  "material_mix": material_mix, "minimax_weight": minimax_weight,
-                  "prior_temperature": prior_temperature}  # fmt: skip
         try:
             mcts = replace(mcts, **{k: v for k, v in chosen.items() if v is not None})  # validated again
         except ValueError as exc:
@@ -305,15 +306,17 @@ def load_agent(
             return MCTSAgent(net, rules, mcts, seed=seed, device=device, name=name, time=time, dtype=dtype)
         except ValueError as exc:  # an unknown dtype
             raise CheckpointError(f"checkpoint {path!r}: {exc}") from None
-    searching = (simulations, root, c_puct, fpu_reduction, reuse_tree, material_mix, minimax_weight, prior_temperature)
-    if any(v is not None for v in searching) or time or dtype != "float32":
+    if any(v is not None for v in chosen.values()) or time or dtype != "float32":
         raise CheckpointError(f"checkpoint {path!r} is a {data['algo']} policy: it does not search "
-                              "(no sims, time, root, c_puct, fpu, reuse, mix, minimax, ptemp or dtype)")  # fmt: skip
+                              f"(no sims, time, {', '.join(_SPEC_SEARCH_FIELDS)} or dtype)")  # fmt: skip
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
 _SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
                  "fpu": float, "reuse": parse_flag, "mix": float, "minimax": float, "ptemp": float}  # fmt: skip
+_SPEC_SEARCH_FIELDS = {"root": "root", "c_puct": "c_puct", "fpu": "fpu_reduction", "reuse": "reuse_tree",
+                       "mix": "material_mix", "minimax": "minimax_weight", "ptemp": "prior_temperature"}  # fmt: skip
+"""Spec options that set an :class:`~agents.mcts.MCTSConfig` field of the same meaning, by option name."""
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
@@ -350,14 +353,8 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             seed=seed,
             simulations=sims,
             time=opts.get("time", 0.0),
-            root=opts.get("root"),
-            c_puct=opts.get("c_puct"),
-            fpu_reduction=opts.get("fpu"),
-            reuse_tree=opts.get("reuse"),
-            material_mix=opts.get("mix"),
-            minimax_weight=opts.get("minimax"),
-            prior_temperature=opts.get("ptemp"),
             dtype=opts.get("dtype", "float32"),
+            **{field: opts.get(option) for option, field in _SPEC_SEARCH_FIELDS.items()},
         )
     except AgentSpecError:
         raise

@@ -943,7 +943,7 @@ def _tempered(priors: np.ndarray, temperature: float) -> np.ndarray:
         logits = np.log(priors) / temperature
     logits -= logits.max(axis=1, keepdims=True)
     tempered = np.exp(logits)  # exp(-inf) = 0 keeps the illegal legs at zero
-    return (tempered / tempered.sum(axis=1, keepdims=True)).astype(np.float32)
+    return (tempered / tempered.sum(axis=1, keepdims=True)).astype(np.float32, copy=False)
 
 
 class BatchedMCTS:
