@@ -101,8 +101,9 @@ class MCTSConfig:
     (the root noise, in self-play, is mixed in afterwards). 1: the network's prior as it is; below 1
     sharper, putting the visits of a flat prior on the legs the network prefers; above 1 flatter.
     1 by default: at play, on the 60-minute international checkpoint at 128 simulations against
-    minimax:4 (docs/BENCHMARKS.md, 2026-12-07 evening), 0.5 scored -0.055 [-0.174, +0.064] and 0.7,
-    over two sets of openings, +0.015 [-0.074, +0.104], paired with 1."""
+    minimax:4 (docs/BENCHMARKS.md, 2026-12-07), 0.5 scored -0.055 [-0.174, +0.064] and 0.7, over two
+    sets of openings, +0.015 [-0.074, +0.104], paired with 1; 1.5 led its tuning match by +0.145 but
+    scored +0.008 [-0.063, +0.080] over 300 games with three checkpoints on other openings."""
     dirichlet_alpha: float = 0.6
     """Concentration of the Dirichlet noise mixed into the root priors in self-play."""
     dirichlet_fraction: float = 0.25
