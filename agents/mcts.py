@@ -105,7 +105,10 @@ class MCTSConfig:
     sets of openings, +0.015 [-0.074, +0.104], paired with 1; 1.5 led its tuning match by +0.145 but
     scored +0.008 [-0.063, +0.080] over 300 games with three checkpoints on other openings."""
     dirichlet_alpha: float = 0.6
-    """Concentration of the Dirichlet noise mixed into the root priors in self-play."""
+    """Concentration of the Dirichlet noise mixed into the root priors in self-play. 1.0 (AlphaZero's
+    rule of about 10 over the legal moves, for international's 9.7 legs) scored -0.040 [-0.149, +0.069]
+    against minimax:4 and -0.025 [-0.139, +0.089] against minimax:2 paired, side by side with 0.6
+    (international, 40 minutes on one core each; docs/BENCHMARKS.md)."""
     dirichlet_fraction: float = 0.25
     """Weight of that noise (0 disables it). AlphaZero's self-play uses 0.4, measured against 0.1 and
     this 0.25 (``train.alphazero.config.AlphaZeroConfig.mcts`` gives the figures)."""
