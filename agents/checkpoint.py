@@ -312,11 +312,13 @@ def load_agent(
     return PolicyAgent(net, rules, seed=seed, device=device, name=name)
 
 
-_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "root": str, "dtype": str, "c_puct": float,
-                 "fpu": float, "reuse": parse_flag, "mix": float, "minimax": float, "ptemp": float}  # fmt: skip
-_SPEC_SEARCH_FIELDS = {"root": "root", "c_puct": "c_puct", "fpu": "fpu_reduction", "reuse": "reuse_tree",
-                       "mix": "material_mix", "minimax": "minimax_weight", "ptemp": "prior_temperature"}  # fmt: skip
-"""Spec options that set an :class:`~agents.mcts.MCTSConfig` field of the same meaning, by option name."""
+_SPEC_SEARCH_FIELDS = {"root": ("root", str), "c_puct": ("c_puct", float), "fpu": ("fpu_reduction", float),
+                       "reuse": ("reuse_tree", parse_flag), "mix": ("material_mix", float),
+                       "minimax": ("minimax_weight", float), "ptemp": ("prior_temperature", float)}  # fmt: skip
+"""Spec options that set an :class:`~agents.mcts.MCTSConfig` field of the same meaning: by option name,
+the field and the parser of the option's value."""
+_SPEC_OPTIONS = {"sims": int, "simulations": int, "time": float, "dtype": str,
+                 **{option: parse for option, (_, parse) in _SPEC_SEARCH_FIELDS.items()}}  # fmt: skip
 
 
 def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> Agent:
@@ -354,7 +356,7 @@ def load_agent_spec(path: str, options: str, variant: str, seed: int | None) -> 
             simulations=sims,
             time=opts.get("time", 0.0),
             dtype=opts.get("dtype", "float32"),
-            **{field: opts.get(option) for option, field in _SPEC_SEARCH_FIELDS.items()},
+            **{field: opts.get(option) for option, (field, _) in _SPEC_SEARCH_FIELDS.items()},
         )
     except AgentSpecError:
         raise
