@@ -308,3 +308,50 @@ def test_late_start_settings_are_checked():
         SelfPlayConfig(late_start_share=0.5, late_start_after=120, max_moves=120)
     with pytest.raises(ValueError, match="late_start_pool"):
         SelfPlayConfig(late_start_pool=0)
+
+
+def test_sparring_partners_play_one_side_with_their_own_moves_and_only_the_network_side_is_stored():
+    from agents.minimax import MinimaxAgent
+    from checkers_env.core.board import Board
+    from train.alphazero.replay import decode_record, encode_record
+
+    mcts = MCTSConfig(simulations=3)
+    play = SelfPlayConfig(parallel_games=4, max_moves=24, full_search_share=1.0, adjudicate_margin=1.0,
+                          sparring=("minimax:1", "minimax:2"), sparring_share=1.0)  # fmt: skip
+    games = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=2, num_games=10))
+    assert len(games) == 10
+    assert {g.sparring for g in games} == {"minimax:1", "minimax:2"}
+    assert {g.sparring_colour for g in games} == {0, 1}
+    for g in games:
+        # the network searched, and learnt, only the positions of its own side
+        assert g.positions > 0 and set(g.colours.tolist()) == {1 - g.sparring_colour}
+        assert g.network_score == (0.5 if g.winner < 0 else float(g.winner != g.sparring_colour))
+        # every move of the partner's side is one its search rates best (ties broken by its generator)
+        judge = MinimaxAgent(depth=int(g.sparring.split(":")[1]), seed=0)
+        board = Board("american")
+        for text in g.moves:
+            if int(board.turn) == g.sparring_colour:
+                best, _ = judge.search(board)
+                assert text in {str(m) for m in best}
+            board.push(text)
+        back = decode_record(encode_record(g))
+        assert (back.sparring, back.sparring_colour, back.network_score) == (g.sparring, g.sparring_colour,
+                                                                             g.network_score)  # fmt: skip
+
+
+def test_without_a_sparring_share_every_game_is_self_play():
+    mcts = MCTSConfig(simulations=3)
+    play = SelfPlayConfig(parallel_games=4, max_moves=12, sparring=("minimax:1",), sparring_share=0.0)
+    games = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, play, seed=2, num_games=4))
+    plain = play_selfplay_games(SelfPlayJob(None, NET, "american", mcts, SelfPlayConfig(parallel_games=4,
+                                            max_moves=12), seed=2, num_games=4))  # fmt: skip
+    assert [g.moves for g in games] == [g.moves for g in plain]  # the partner list alone changes nothing
+    assert all(g.sparring == "" and g.sparring_colour == -1 and g.network_score is None for g in games)
+
+
+def test_sparring_settings_are_checked():
+    with pytest.raises(ValueError, match="sparring_share must be in"):
+        SelfPlayConfig(sparring=("minimax:1",), sparring_share=1.5)
+    with pytest.raises(ValueError, match="sparring_share needs sparring"):
+        SelfPlayConfig(sparring_share=0.5)
+    assert SelfPlayConfig(sparring=["minimax:3"], sparring_share=0.5).sparring == ("minimax:3",)

@@ -91,6 +91,26 @@ def test_a_run_with_a_material_head_logs_its_loss_and_its_checkpoint_plays(tmp_p
     assert agent.select_move(board) in board.legal_moves()
 
 
+def test_a_run_with_sparring_partners_logs_the_network_score_against_them(tmp_path):
+    cfg = tiny(tmp_path / "s", games_per_iteration=4)
+    cfg.alphazero = dataclasses.replace(cfg.alphazero, selfplay=dataclasses.replace(
+        cfg.alphazero.selfplay, sparring=("minimax:1",), sparring_share=1.0))  # fmt: skip
+    last = train(cfg)["last_iteration"]
+    assert last["sparring_games"] == 4 and 0.0 <= last["sparring_score"] <= 1.0
+    assert json.loads((tmp_path / "s" / "config.json").read_text())["alphazero"]["selfplay"]["sparring"] == [
+        "minimax:1"
+    ]
+
+
+def test_a_sparring_partner_that_is_no_agent_stops_the_run_before_it_plays(tmp_path, capsys):
+    cfg = tiny(tmp_path / "bad")
+    cfg.alphazero = dataclasses.replace(cfg.alphazero, selfplay=dataclasses.replace(
+        cfg.alphazero.selfplay, sparring=("minimax:x",), sparring_share=0.5))  # fmt: skip
+    with pytest.raises(ValueError, match="minimax:x"):
+        train(cfg)
+    assert not (tmp_path / "bad" / "train.csv").exists()
+
+
 def test_ppo_tiny_run_writes_a_checkpoint_that_loads_as_an_agent(tmp_path):
     result = train(tiny(tmp_path / "ppo", algo="ppo"))
     assert result["step"] == 1

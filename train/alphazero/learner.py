@@ -37,7 +37,7 @@ import time
 import numpy as np
 import torch
 
-from agents.base import Agent
+from agents.base import Agent, make_agent
 from agents.checkpoint import save_agent
 from agents.learned import MCTSAgent
 from agents.mcts import MCTSConfig
@@ -109,6 +109,8 @@ class AlphaZeroLearner:
         self.device = device
         self.run_dir = run_dir
         torch.manual_seed(cfg.seed)
+        for spec in self.az.selfplay.sparring:  # a bad spec fails here, not later in a self-play worker
+            make_agent(spec, rules.name)
         self.net = PolicyValueNet(rules.board_size, cfg.net).to(device)
         self.best_weights = self.weights()
         self.average = WeightAverage(self.net, self.az.ema_decay) if self.az.ema_decay > 0 else None
@@ -154,6 +156,11 @@ class AlphaZeroLearner:
                 late_starts=sum(g.late_start for g in games),
                 draws=results.count(-1) / len(games),
             )
+            if self.az.selfplay.sparring_share > 0:  # how the network fares against its sparring partners
+                scores = [s for s in (g.network_score for g in games) if s is not None]
+                stats["sparring_games"] = len(scores)
+                if scores:
+                    stats["sparring_score"] = round(float(np.mean(scores)), 4)
             # where the self-play time went: the workers' network, search and play time; the rest of
             # the processes' wall time is waiting (start-up, hand-offs, a worker slower than another).
             # A game carried over from the iteration before brings its time with it, and games parked

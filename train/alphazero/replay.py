@@ -134,7 +134,8 @@ class ReplayBuffer:
 def encode_record(game: GameRecord) -> bytes:
     """The payload of one log record: an .npz of the game's arrays and facts (no pickles)."""
     facts = {"winner": game.winner, "adjudicated": game.adjudicated, "moves": game.moves, "plies": game.plies,
-             "start_move": game.start_move, "late_start": game.late_start}  # fmt: skip
+             "start_move": game.start_move, "late_start": game.late_start,
+             "sparring": game.sparring, "sparring_colour": game.sparring_colour}  # fmt: skip
     buffer = io.BytesIO()
     np.savez(
         buffer,
@@ -167,6 +168,8 @@ def decode_record(payload: bytes) -> GameRecord:
                 plies=int(facts["plies"]),
                 start_move=int(facts.get("start_move", 0)),
                 late_start=bool(facts.get("late_start", False)),
+                sparring=str(facts.get("sparring", "")),
+                sparring_colour=int(facts.get("sparring_colour", -1)),
             )
     except Exception as exc:
         raise ValueError(f"not a game record: {exc}") from None

@@ -39,11 +39,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
+from agents.base import make_agent
 from agents.learned import choose_leg, make_evaluator
 from agents.mcts import BatchedMCTS, CachingEvaluator, MCTSConfig
 from agents.networks import NetConfig, PolicyValueNet
 from checkers_env.core.board import Board
 from checkers_env.core.variants import Rules, get_rules
+from checkers_env.encoding import move_to_actions
 from checkers_env.game import STEP_TERMINATED, LegGames
 from checkers_env.observation import KING_MATERIAL
 
@@ -118,6 +120,17 @@ class GameRecord:
     from a late position (its ``moves`` and ``plies`` include them)."""
     late_start: bool = False
     """The game started from a late position of an earlier game (``SelfPlayConfig.late_start_share``)."""
+    sparring: str = ""
+    """The spec of the sparring partner that played one side (``SelfPlayConfig.sparring``); "" in self-play."""
+    sparring_colour: int = -1
+    """The colour the sparring partner played (0 White, 1 Black); -1 in self-play."""
+
+    @property
+    def network_score(self) -> float | None:
+        """The network's score against its sparring partner (1 win, 0.5 draw, 0 loss); None in self-play."""
+        if self.sparring_colour < 0:
+            return None
+        return 0.5 if self.winner < 0 else float(self.winner != self.sparring_colour)
 
     @property
     def positions(self) -> int:
@@ -334,6 +347,8 @@ def play_selfplay_games(
     late_starts = [c for c in carry if isinstance(c, LateStart)] if carry is not None else []
     late_share = selfplay_config.late_start_share if carrying else 0.0
     bootstrap_at_cap = selfplay_config.cap_value == "search"  # a capped game learns its last search's value
+    partners = [make_agent(spec, rules.name, seed + k) for k, spec in enumerate(selfplay_config.sparring)]
+    sparring_share = selfplay_config.sparring_share if partners else 0.0
     if carry is not None:
         carry.clear()
 
@@ -382,6 +397,8 @@ def play_selfplay_games(
             games.load(i, board)
             new_games += 1
             recs[i] = new_game_record()
+            if sparring_share > 0 and rng.random() < sparring_share:  # (partner, the colour it plays)
+                recs[i]["sparring"] = (int(rng.integers(len(partners))), int(rng.integers(2)))
             start_move = len(board.move_stack)
             recs[i]["start_move"] = start_move
             if late is not None:
@@ -419,6 +436,8 @@ def play_selfplay_games(
             seconds={k: round(v, 4) for k, v in r["seconds"].items()},
             start_move=r.get("start_move", 0),
             late_start=r.get("late_start", False),
+            sparring=selfplay_config.sparring[r["sparring"][0]] if "sparring" in r else "",
+            sparring_colour=r["sparring"][1] if "sparring" in r else -1,
         )
         if not carrying or take_one():
             deliver(record)
@@ -441,6 +460,22 @@ def play_selfplay_games(
             finish(i, adjudicate(games.boards[i], margin, king), adjudicated=True)
         elif moves == recs[i].get("late_at", -1):
             late_starts.append(LateStart(games.board(i)))
+
+    def partner_to_move(i: int) -> bool:
+        """Whether game ``i``'s sparring partner is to begin a move (it plays whole moves, so never owns a
+        move in progress)."""
+        sparring = recs[i].get("sparring")
+        return sparring is not None and int(games.to_move(i)) == sparring[1] and not games.legs_taken(i)
+
+    def partner_moves(i: int) -> None:
+        """The sparring partner of game ``i`` plays its move, leg by leg."""
+        t = time.perf_counter()
+        board = games.board(i)
+        move = partners[recs[i]["sparring"][0]].select_move(board)
+        actions = move_to_actions(move, rules.board_size, int(board.turn))
+        recs[i]["seconds"]["play"] += time.perf_counter() - t
+        for action in actions:
+            advance(i, action)
 
     def charge(phase: str, seconds: float, games_now: np.ndarray) -> None:
         share = seconds / max(len(games_now), 1)
@@ -488,10 +523,14 @@ def play_selfplay_games(
     while (not call_over()) if carrying else playing.any():
         t_round = time.perf_counter()
         searching = mcts.searching
-        # games not searching play forced legs (one legal choice) without search, up to their next choice
+        # games not searching play forced legs (one legal choice) without search, and their sparring
+        # partners' moves, up to the network's next choice
         ready = np.zeros(n, dtype=np.bool_)
         for i in np.flatnonzero(playing & ~searching):  # a search round is no time to walk every slot
             while playing[i]:
+                if partners and partner_to_move(i):
+                    partner_moves(i)
+                    continue
                 if games.observe(i) == 1:
                     advance(i, int(games.legal[i, 0]))
                     continue
