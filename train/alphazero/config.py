@@ -133,7 +133,13 @@ class SelfPlayConfig:
     plays every one within its horizon, so the value head learns which positions allow them. A partner
     plays each of its moves with ``select_move`` on its own, between the network's batched searches:
     cheap scripted agents suit (minimax at depth 5 takes under half a millisecond a move on international).
-    Commas separate specs on the command line (``--set alphazero.selfplay.sparring=minimax:3,minimax:5``)."""
+    Commas separate specs on the command line (``--set alphazero.selfplay.sparring=minimax:1,minimax:3,minimax:5``).
+    Those three (the odd depths, none an evaluation opponent) in 30% of the games, over two 60-minute
+    two-core international runs, scored 0.50 and 0.52 against minimax:4 and 0.905 and 0.865 against
+    minimax:2, paired with the defaults' run +0.105 [-0.020, +0.230] and +0.125 [-0.002, +0.252]
+    against minimax:4 and +0.110 [+0.026, +0.194] and +0.070 [-0.019, +0.159] against minimax:2, but
+    0.22 and 0.145 against minimax:6 (+0.000, -0.075; docs/BENCHMARKS.md). Off by default until american
+    and russian are measured with it too."""
     sparring_share: float = 0.0
     """Share of new self-play games played against a sparring partner (needs ``sparring``); 0: pure
     self-play."""

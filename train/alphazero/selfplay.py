@@ -347,7 +347,8 @@ def play_selfplay_games(
     late_starts = [c for c in carry if isinstance(c, LateStart)] if carry is not None else []
     late_share = selfplay_config.late_start_share if carrying else 0.0
     bootstrap_at_cap = selfplay_config.cap_value == "search"  # a capped game learns its last search's value
-    partners = [make_agent(spec, rules.name, seed + k) for k, spec in enumerate(selfplay_config.sparring)]
+    # by spec: a game names its partner, so a parked game never points into another call's list
+    partners = {spec: make_agent(spec, rules.name, seed + k) for k, spec in enumerate(selfplay_config.sparring)}
     sparring_share = selfplay_config.sparring_share if partners else 0.0
     if carry is not None:
         carry.clear()
@@ -397,8 +398,9 @@ def play_selfplay_games(
             games.load(i, board)
             new_games += 1
             recs[i] = new_game_record()
-            if sparring_share > 0 and rng.random() < sparring_share:  # (partner, the colour it plays)
-                recs[i]["sparring"] = (int(rng.integers(len(partners))), int(rng.integers(2)))
+            if sparring_share > 0 and rng.random() < sparring_share:  # (partner's spec, the colour it plays)
+                spec = selfplay_config.sparring[int(rng.integers(len(selfplay_config.sparring)))]
+                recs[i]["sparring"] = (spec, int(rng.integers(2)))
             start_move = len(board.move_stack)
             recs[i]["start_move"] = start_move
             if late is not None:
@@ -436,7 +438,7 @@ def play_selfplay_games(
             seconds={k: round(v, 4) for k, v in r["seconds"].items()},
             start_move=r.get("start_move", 0),
             late_start=r.get("late_start", False),
-            sparring=selfplay_config.sparring[r["sparring"][0]] if "sparring" in r else "",
+            sparring=r["sparring"][0] if "sparring" in r else "",
             sparring_colour=r["sparring"][1] if "sparring" in r else -1,
         )
         if not carrying or take_one():
@@ -465,7 +467,8 @@ def play_selfplay_games(
         """Whether game ``i``'s sparring partner is to begin a move (it plays whole moves, so never owns a
         move in progress)."""
         sparring = recs[i].get("sparring")
-        return sparring is not None and int(games.to_move(i)) == sparring[1] and not games.legs_taken(i)
+        return (sparring is not None and sparring[0] in partners and int(games.to_move(i)) == sparring[1]
+                and not games.legs_taken(i))  # fmt: skip
 
     def partner_moves(i: int) -> None:
         """The sparring partner of game ``i`` plays its move, leg by leg."""
