@@ -347,9 +347,11 @@ def play_selfplay_games(
     late_starts = [c for c in carry if isinstance(c, LateStart)] if carry is not None else []
     late_share = selfplay_config.late_start_share if carrying else 0.0
     bootstrap_at_cap = selfplay_config.cap_value == "search"  # a capped game learns its last search's value
-    # by spec: a game names its partner, so a parked game never points into another call's list
-    partners = {spec: make_agent(spec, rules.name, seed + k) for k, spec in enumerate(selfplay_config.sparring)}
-    sparring_share = selfplay_config.sparring_share if partners else 0.0
+    # by spec: a game names its partner, so a parked game never points into another call's list; none are
+    # made when no game will have one (the config refuses a share without specs)
+    sparring_share = selfplay_config.sparring_share
+    partners = {spec: make_agent(spec, rules.name, seed + k) for k, spec in enumerate(selfplay_config.sparring)
+                if sparring_share > 0}  # fmt: skip
     if carry is not None:
         carry.clear()
 
